@@ -1,0 +1,5 @@
+import sys
+
+from surefoot.cli import main
+
+sys.exit(main())
