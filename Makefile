@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/surefoot demo
+	$(BIN)/surefoot explain RATE_LIMIT_EXCEEDED QUOTA_EXHAUSTED TASK_DEADLINE_EXCEEDED
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -36,7 +36,7 @@ _PATTERNS = re.compile(
     | \b(?:gsk|xai|pplx|fw|r8)_[A-Za-z0-9]{16,}
     | \bAKIA[0-9A-Z]{16}\b
     | (?P<kv>(?:api[_-]?key|apikey|access[_-]?token|secret|password|x-api-key|authorization)
-        ["']?\s*[:=]\s*["']?)[^\s"',;&]{4,}
+        ["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic|Token)\s+)?[^\s"',;&]{4,}
     """,
     re.IGNORECASE | re.VERBOSE,
 )

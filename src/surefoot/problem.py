@@ -9,6 +9,7 @@ accessors that apply the same rule: a wrong type reads as ``None``.
 
 from __future__ import annotations
 
+import builtins
 import json
 import math
 from collections.abc import Mapping
@@ -180,7 +181,7 @@ class ProblemDetails:
 
     # -- typed extensions --------------------------------------------------------------------
 
-    def _ext(self, name: str, typ: type | tuple[type, ...]) -> Any:
+    def _ext(self, name: str, typ: builtins.type | tuple[builtins.type, ...]) -> Any:
         value = self.extensions.get(name)
         if isinstance(value, bool) and typ is not bool:
             return None

@@ -1,4 +1,4 @@
-"""The catalog of every error code surefoot knows: status, retryability, title, meaning, next action.
+"""Every error code surefoot knows: status, retryability, title, meaning, next action.
 
 Codes come in families: ``http`` (HTTP rejections), ``task`` (run outcomes), ``document``
 (document ingestion), ``library``, ``tool_host``, ``llm`` (LLM error types), ``action`` (action

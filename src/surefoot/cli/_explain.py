@@ -16,7 +16,7 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "explain",
         help="explain error codes from the catalog",
-        description="Explain catalog codes (RATE_LIMIT_EXCEEDED, TASK_STOPPED, SUREFOOT-NETWORK...).",
+        description="Explain catalog codes: RATE_LIMIT_EXCEEDED, SUREFOOT-NETWORK, ...",
     )
     p.add_argument("codes", nargs="*", metavar="CODE", help="codes to explain")
     p.add_argument("--json", action="store_true", help="print JSON for programs")

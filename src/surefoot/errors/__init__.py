@@ -3,11 +3,12 @@
 ::
 
     Exception
-     └── SurefootError                    retryable, error_code, code, kind, problem_details, context
+     └── SurefootError                    retryable, error_code, code, kind, problem_details,
+                                          context, retry_after
           ├── LLMError                    error_type: LLMErrorType, model, provider
           │    └── LLMCapabilityError     capability
           │         └── ToolCallNotSupportedError
-          ├── RateLimitError              retry_after, service, remaining_quota   (retryable, 5 tries)
+          ├── RateLimitError              service, remaining_quota (retryable, 5 tries, 60 s)
           ├── MessagingError              transport failures                      (retryable)
           │    └── ConnectionFailedError  the outcome was not observed
           │         └── NetworkError      host, port

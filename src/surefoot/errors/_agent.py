@@ -26,7 +26,9 @@ class ValidationError(SurefootError):
     default_code = "VALIDATION_ERROR"
     default_kind = "invalid_request"
 
-    def __init__(self, message: str = "", *, errors: list[Any] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, message: str = "", *, errors: list[Any] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(message, **kwargs)
         self.errors: list[Any] = list(errors or [])
 
@@ -96,7 +98,12 @@ class ApprovalRequiredError(SurefootError):
     default_kind = "permission_denied"
 
     def __init__(
-        self, message: str = "", *, action: str | None = None, reason: str | None = None, **kwargs: Any
+        self,
+        message: str = "",
+        *,
+        action: str | None = None,
+        reason: str | None = None,
+        **kwargs: Any,
     ) -> None:
         if not message:
             message = f"action {action!r} requires approval" + (f": {reason}" if reason else "")

@@ -218,7 +218,8 @@ class SurefootError(Exception):
         return default_title(self.code) or type(self).__name__
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.message!r}, code={self.code!r}, retryable={self.retryable!r})"
+        name = type(self).__name__
+        return f"{name}({self.message!r}, code={self.code!r}, retryable={self.retryable!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), self.args, dict(self.__dict__)))

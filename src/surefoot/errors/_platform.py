@@ -83,7 +83,12 @@ class TaskStoppedError(SurefootError):
     default_kind = "unknown"
 
     def __init__(
-        self, message: str = "", *, reason: str | None = None, task_id: str | None = None, **kwargs: Any
+        self,
+        message: str = "",
+        *,
+        reason: str | None = None,
+        task_id: str | None = None,
+        **kwargs: Any,
     ) -> None:
         if not message:
             message = "task stopped" + (f": {reason}" if reason else "")

@@ -1,0 +1,124 @@
+"""The async transport on aiohttp: one pooled session, bounded bodies, per-call timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import aiohttp
+
+from surefoot.http._types import DEFAULT_MAX_BODY, BodyTooLargeError, Response
+
+__all__ = ["AiohttpTransport"]
+
+
+class _Stream:
+    __slots__ = ("_max", "_resp", "headers", "status")
+
+    def __init__(self, resp: aiohttp.ClientResponse, max_body: int) -> None:
+        self._resp = resp
+        self._max = max_body
+        self.status = resp.status
+        self.headers: Mapping[str, str] = {k.lower(): v for k, v in resp.headers.items()}
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        async for chunk in self._resp.content.iter_any():
+            yield chunk
+
+    async def read(self) -> bytes:
+        return await _read_bounded(self._resp, self._max)
+
+    async def aclose(self) -> None:
+        self._resp.close()
+
+
+async def _read_bounded(resp: aiohttp.ClientResponse, limit: int) -> bytes:
+    length = resp.content_length
+    if length is not None and length > limit:
+        resp.close()
+        raise BodyTooLargeError(limit)
+    if length is not None:
+        return await resp.read()
+    parts: list[bytes] = []
+    total = 0
+    async for chunk in resp.content.iter_any():
+        total += len(chunk)
+        if total > limit:
+            resp.close()
+            raise BodyTooLargeError(limit)
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+class AiohttpTransport:
+    """An :class:`~surefoot.http.AsyncTransport` on one :class:`aiohttp.ClientSession`.
+
+    The session is created lazily in the running loop. ``limit`` bounds open connections.
+    """
+
+    def __init__(
+        self,
+        *,
+        limit: int = 100,
+        max_body: int = DEFAULT_MAX_BODY,
+        connect_timeout: float | None = 10.0,
+        session: aiohttp.ClientSession | None = None,
+    ) -> None:
+        self._limit = limit
+        self._max = max_body
+        self._connect_timeout = connect_timeout
+        self._session = session
+        self._own = session is None
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        session = self._session
+        if session is None or session.closed:
+            connector = aiohttp.TCPConnector(limit=self._limit, ttl_dns_cache=300)
+            session = aiohttp.ClientSession(
+                connector=connector,
+                auto_decompress=True,
+                skip_auto_headers=("User-Agent",),
+                timeout=aiohttp.ClientTimeout(total=None),
+            )
+            self._session = session
+            self._own = True
+        return session
+
+    def _timeout(self, total: float | None, read: float | None = None) -> aiohttp.ClientTimeout:
+        connect = self._connect_timeout
+        if total is not None and connect is not None:
+            connect = min(connect, total)
+        return aiohttp.ClientTimeout(total=total, sock_connect=connect, sock_read=read)
+
+    async def post(
+        self, url: str, headers: Mapping[str, str], body: bytes, *, timeout: float | None
+    ) -> Response:
+        session = self._get_session()
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        async with session.post(
+            url, data=body, headers=dict(headers), timeout=self._timeout(timeout)
+        ) as resp:
+            data = await _read_bounded(resp, self._max)
+            hdrs = {k.lower(): v for k, v in resp.headers.items()}
+            return Response(resp.status, hdrs, data, loop.time() - start)
+
+    async def open_stream(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        *,
+        timeout: float | None,
+        read_timeout: float | None,
+    ) -> _Stream:
+        session = self._get_session()
+        kwargs: dict[str, Any] = {"timeout": self._timeout(timeout, read_timeout)}
+        resp = await session.post(url, data=body, headers=dict(headers), **kwargs)
+        return _Stream(resp, self._max)
+
+    async def aclose(self) -> None:
+        if self._session is not None and self._own and not self._session.closed:
+            await self._session.close()
+        self._session = None
