@@ -152,6 +152,12 @@ class SurefootError(Exception):
         return 1.0 if default is None else default
 
     @property
+    def has_explicit_retry_delay(self) -> bool:
+        """True when the delay comes from the server, the instance or the class's own rule
+        (a rate limit's 60 s, an overload's 5 s), not from the generic 1 s default."""
+        return self._retry_delay is not None or self._default_retry_delay() is not None
+
+    @property
     def max_retry_attempts(self) -> int:
         """Retries this failure deserves at most: 3 when retryable, 0 otherwise, unless set."""
         if not self.retryable:

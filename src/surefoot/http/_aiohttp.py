@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -20,7 +19,7 @@ class _Stream:
         self._resp = resp
         self._max = max_body
         self.status = resp.status
-        self.headers: Mapping[str, str] = {k.lower(): v for k, v in resp.headers.items()}
+        self.headers: Mapping[str, str] = _lower(resp.headers)
 
     async def chunks(self) -> AsyncIterator[bytes]:
         async for chunk in self._resp.content.iter_any():
@@ -31,6 +30,10 @@ class _Stream:
 
     async def aclose(self) -> None:
         self._resp.close()
+
+
+def _lower(headers: Mapping[str, str]) -> dict[str, str]:
+    return {k.lower(): v for k, v in headers.items()}
 
 
 async def _read_bounded(resp: aiohttp.ClientResponse, limit: int) -> bytes:
@@ -63,13 +66,19 @@ class AiohttpTransport:
         limit: int = 100,
         max_body: int = DEFAULT_MAX_BODY,
         connect_timeout: float | None = 10.0,
+        read_timeout: float | None = None,
         session: aiohttp.ClientSession | None = None,
     ) -> None:
         self._limit = limit
         self._max = max_body
         self._connect_timeout = connect_timeout
+        self._read_timeout = read_timeout
         self._session = session
         self._own = session is None
+        # The timeout of a call without a deadline, built once (the hot path).
+        self._default_timeout = aiohttp.ClientTimeout(
+            total=None, sock_connect=connect_timeout, sock_read=read_timeout
+        )
 
     def _get_session(self) -> aiohttp.ClientSession:
         session = self._session
@@ -85,7 +94,9 @@ class AiohttpTransport:
             self._own = True
         return session
 
-    def _timeout(self, total: float | None, read: float | None = None) -> aiohttp.ClientTimeout:
+    def _timeout(self, total: float | None, read: float | None) -> aiohttp.ClientTimeout:
+        if total is None and read == self._read_timeout:
+            return self._default_timeout
         connect = self._connect_timeout
         if total is not None and connect is not None:
             connect = min(connect, total)
@@ -94,15 +105,14 @@ class AiohttpTransport:
     async def post(
         self, url: str, headers: Mapping[str, str], body: bytes, *, timeout: float | None
     ) -> Response:
-        session = self._get_session()
-        loop = asyncio.get_running_loop()
-        start = loop.time()
+        session = self._session
+        if session is None or session.closed:
+            session = self._get_session()
         async with session.post(
-            url, data=body, headers=dict(headers), timeout=self._timeout(timeout)
+            url, data=body, headers=headers, timeout=self._timeout(timeout, self._read_timeout)
         ) as resp:
             data = await _read_bounded(resp, self._max)
-            hdrs = {k.lower(): v for k, v in resp.headers.items()}
-            return Response(resp.status, hdrs, data, loop.time() - start)
+            return Response(resp.status, _lower(resp.headers), data)
 
     async def open_stream(
         self,
@@ -115,7 +125,7 @@ class AiohttpTransport:
     ) -> _Stream:
         session = self._get_session()
         kwargs: dict[str, Any] = {"timeout": self._timeout(timeout, read_timeout)}
-        resp = await session.post(url, data=body, headers=dict(headers), **kwargs)
+        resp = await session.post(url, data=body, headers=headers, **kwargs)
         return _Stream(resp, self._max)
 
     async def aclose(self) -> None:

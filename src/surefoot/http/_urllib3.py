@@ -32,11 +32,15 @@ class _Stream:
         self._resp.release_conn()
 
 
-def _read_bounded(resp: urllib3.BaseHTTPResponse, limit: int) -> bytes:
+def _read_bounded(resp: urllib3.BaseHTTPResponse, limit: int, end: float | None = None) -> bytes:
+    """The body, at most ``limit`` bytes; ``TimeoutError`` once ``end`` (monotonic) passes."""
     length = resp.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        resp.close()
-        raise BodyTooLargeError(limit)
+    if length is not None and length.isdigit():
+        if int(length) > limit:
+            resp.close()
+            raise BodyTooLargeError(limit)
+        if end is None:
+            return resp.read(decode_content=True)
     parts: list[bytes] = []
     total = 0
     for chunk in resp.stream(65536, decode_content=True):
@@ -44,6 +48,9 @@ def _read_bounded(resp: urllib3.BaseHTTPResponse, limit: int) -> bytes:
         if total > limit:
             resp.close()
             raise BodyTooLargeError(limit)
+        if end is not None and time.monotonic() > end:
+            resp.close()
+            raise TimeoutError("the response body did not arrive before the deadline")
         parts.append(chunk)
     return b"".join(parts)
 
@@ -57,13 +64,18 @@ class Urllib3Transport:
         maxsize: int = 10,
         max_body: int = DEFAULT_MAX_BODY,
         connect_timeout: float | None = 10.0,
+        read_timeout: float | None = None,
         pool: urllib3.PoolManager | None = None,
     ) -> None:
         self._pool = pool or urllib3.PoolManager(maxsize=maxsize, retries=False, block=False)
         self._max = max_body
         self._connect_timeout = connect_timeout
+        self._read_timeout = read_timeout
+        self._default_timeout = urllib3.Timeout(connect=connect_timeout, read=read_timeout)
 
     def _timeout(self, total: float | None, read: float | None) -> urllib3.Timeout:
+        if total is None and read == self._read_timeout:
+            return self._default_timeout
         connect = self._connect_timeout
         if total is not None:
             connect = total if connect is None else min(connect, total)
@@ -73,23 +85,22 @@ class Urllib3Transport:
     def post(
         self, url: str, headers: Mapping[str, str], body: bytes, *, timeout: float | None
     ) -> Response:
-        start = time.monotonic()
+        end = None if timeout is None else time.monotonic() + timeout
         resp = self._pool.urlopen(
             "POST",
             url,
             body=body,
-            headers=dict(headers),
-            timeout=self._timeout(timeout, None),
+            headers=headers,
+            timeout=self._timeout(timeout, self._read_timeout),
             retries=False,
             redirect=False,
             preload_content=False,
         )
         try:
-            data = _read_bounded(resp, self._max)
+            data = _read_bounded(resp, self._max, end)
         finally:
             resp.release_conn()
-        hdrs = {k.lower(): v for k, v in resp.headers.items()}
-        return Response(resp.status, hdrs, data, time.monotonic() - start)
+        return Response(resp.status, {k.lower(): v for k, v in resp.headers.items()}, data)
 
     def open_stream(
         self,
@@ -104,7 +115,7 @@ class Urllib3Transport:
             "POST",
             url,
             body=body,
-            headers=dict(headers),
+            headers=headers,
             timeout=self._timeout(timeout, read_timeout),
             retries=False,
             redirect=False,

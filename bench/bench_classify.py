@@ -1,0 +1,318 @@
+"""Classifier throughput, and accuracy against litellm on the same conformance corpus.
+
+Run: ``python bench/bench_classify.py``. litellm is *not* a dependency of surefoot: it lives in
+its own virtual environment, found through ``SUREFOOT_LITELLM_PYTHON`` (default
+``/tmp/litellm-venv/bin/python``; create it with ``python -m venv /tmp/litellm-venv &&
+/tmp/litellm-venv/bin/pip install litellm``). A small helper runs there once, reading the
+corpus as JSON lines on stdin and writing litellm's verdict per line; without it, only
+surefoot's figures are printed.
+
+How litellm is driven, as fairly as we can:
+
+- **http** lines: an exception object carrying what litellm's provider handlers read --
+  ``status_code``, ``message`` (the body text), ``response`` (an ``httpx.Response`` with the
+  status, headers and body) and ``headers`` -- is passed to
+  ``litellm.litellm_core_utils.exception_mapping_utils.exception_type(model=...,
+  original_exception=..., custom_llm_provider=...)`` with the corpus provider mapped to
+  litellm's provider name and a typical model of that provider.
+- **transport** lines: the exception class named in the text is instantiated when the helper
+  can import it (``httpx.ReadTimeout``, ``openai.APIConnectionError``,
+  ``requests.exceptions.ConnectionError``, builtins such as ``ConnectionResetError``...),
+  else a plain ``Exception(text)``; then the same ``exception_type`` call.
+- **sse** and **body200** lines holding an error *object* (``{"error": ...}``, an ``event:
+  error``, ``response.failed``, a Bedrock exception frame): litellm's stream wrappers raise
+  through the same ``exception_type`` mapping, so the error object is fed to it as above, with
+  the status the object declares (else 500).
+- **sse** and **body200** lines whose failure is only a finish/stop reason (``content_filter``,
+  ``SAFETY``, ``refusal``, ``MALFORMED_FUNCTION_CALL``, ...): litellm returns a normal response
+  and raises nothing, so the line counts as a miss for litellm.
+
+litellm's classes map to kinds: RateLimitError -> rate_limit, ContextWindowExceededError ->
+context_too_long, ContentPolicyViolationError -> content_filtered, AuthenticationError ->
+auth_failed, PermissionDeniedError -> permission_denied, NotFoundError -> model_not_found,
+BadRequestError / UnprocessableEntityError -> invalid_request, InternalServerError / APIError /
+ServiceUnavailableError / BadGatewayError -> server_error, Timeout -> timeout,
+APIConnectionError -> network. litellm has no kind for quota, overload, malformed tool calls or
+capability mismatch: those lines are misses unless litellm's class happens to equal the
+corpus kind. litellm's retryability is its own ``_should_retry(status_code)`` for an
+exception with a status, and ``True`` for Timeout and APIConnectionError (its router retries
+them). A line is right when both the kind and the retryability match the corpus.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "data" / "classify_corpus.jsonl"
+
+PROVIDERS = {
+    "openai": ("openai", "gpt-4o"),
+    "azure": ("azure", "gpt-4o"),
+    "anthropic": ("anthropic", "claude-3-5-sonnet-20241022"),
+    "gemini": ("gemini", "gemini-1.5-pro"),
+    "vertex": ("vertex_ai", "gemini-1.5-pro"),
+    "bedrock": ("bedrock", "anthropic.claude-3-5-sonnet-20240620-v1:0"),
+    "openrouter": ("openrouter", "openai/gpt-4o"),
+    "groq": ("groq", "llama-3.3-70b-versatile"),
+    "mistral": ("mistral", "mistral-large-latest"),
+    "cohere": ("cohere", "command-r"),
+    "together": ("together_ai", "meta-llama/Llama-3-70b-chat-hf"),
+    "fireworks": ("fireworks_ai", "accounts/fireworks/models/llama-v3-70b-instruct"),
+    "deepseek": ("deepseek", "deepseek-chat"),
+    "ollama": ("ollama", "llama3"),
+    "vllm": ("vllm", "Qwen/Qwen2-7B"),
+}
+
+CLASS_KINDS = {
+    "RateLimitError": "rate_limit",
+    "ContextWindowExceededError": "context_too_long",
+    "ContentPolicyViolationError": "content_filtered",
+    "AuthenticationError": "auth_failed",
+    "PermissionDeniedError": "permission_denied",
+    "NotFoundError": "model_not_found",
+    "BadRequestError": "invalid_request",
+    "UnprocessableEntityError": "invalid_request",
+    "InternalServerError": "server_error",
+    "APIError": "server_error",
+    "ServiceUnavailableError": "server_error",
+    "BadGatewayError": "server_error",
+    "Timeout": "timeout",
+    "APIConnectionError": "network",
+}
+
+HELPER = r"""
+import builtins, json, os, socket, sys
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+import httpx, litellm
+from litellm.litellm_core_utils.exception_mapping_utils import exception_type
+litellm.suppress_debug_info = True
+
+class ProviderError(Exception):
+    def __init__(self, status, text, headers):
+        self.status_code = status
+        self.message = text
+        self.request = httpx.Request("POST", "https://api.example.com/v1/chat/completions")
+        self.headers = httpx.Headers(headers)
+        self.response = httpx.Response(status, headers=headers, text=text, request=self.request)
+        super().__init__(text)
+
+def transport_exc(text):
+    req = httpx.Request("POST", "https://api.example.com/v1/chat/completions")
+    head = text.split(":", 1)[0].strip()
+    try:
+        if head.startswith("httpx."):
+            return getattr(httpx, head.split(".")[-1])(text, request=req)
+        if head.startswith("openai."):
+            import openai
+            cls = getattr(openai, head.split(".")[-1], None)
+            if cls is not None:
+                return cls(request=req) if "Timeout" in head else cls(message=text, request=req)
+        if head.startswith("requests."):
+            import requests
+            return getattr(requests.exceptions, head.split(".")[-1])(text)
+        if head == "socket.gaierror":
+            return socket.gaierror(text)
+        cls = getattr(builtins, head, None)
+        if isinstance(cls, type) and issubclass(cls, BaseException):
+            return cls(text)
+    except Exception:
+        pass
+    return Exception(text)
+
+for line in sys.stdin:
+    c = json.loads(line)
+    if c.get("skip"):
+        print(json.dumps({"id": c["id"], "cls": None, "status": None}), flush=True)
+        continue
+    if c["status"] is None:
+        exc = transport_exc(c["text"])
+    else:
+        exc = ProviderError(c["status"], c["text"], c["headers"])
+    try:
+        mapped = exception_type(model=c["model"], original_exception=exc,
+                                custom_llm_provider=c["llm_provider"])
+    except Exception as e:
+        mapped = e
+    status = getattr(mapped, "status_code", None)
+    retry = None
+    if isinstance(status, int):
+        retry = bool(litellm._should_retry(status))
+    print(json.dumps({"id": c["id"], "cls": type(mapped).__name__, "status": status,
+                      "retry": retry}), flush=True)
+"""
+
+
+def _rows() -> list[dict[str, Any]]:
+    return [json.loads(x) for x in CORPUS.read_text().splitlines() if x.strip()]
+
+
+def _text(body: object) -> str:
+    return body if isinstance(body, str) else json.dumps(body)
+
+
+def _error_object(row: dict[str, Any]) -> tuple[int, str] | None:
+    """The error object inside a 200 body or stream, as (status, text), or None."""
+    from surefoot.classify._util import status_of
+    from surefoot.sse import SSEDecoder
+
+    if row["where"] == "body200":
+        body = row["body"]
+        if isinstance(body, dict) and isinstance(body.get("error"), dict):
+            code = status_of(body["error"].get("code"))
+            return code or 500, json.dumps({"error": body["error"]})
+        return None
+    headers = {k.lower(): v for k, v in (row.get("headers") or {}).items()}
+    if headers.get(":exception-type"):
+        return 500, _text(row["body"])
+    dec = SSEDecoder()
+    events = dec.feed(_text(row["body"]).encode() + b"\n\n") + dec.flush()
+    for ev in events:
+        try:
+            data = json.loads(ev.data)
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        err = data.get("error")
+        if (
+            ev.event == "error"
+            or data.get("type") == "error"
+            or err
+            or data.get("object") == "error"
+        ):
+            code = status_of(err.get("code")) if isinstance(err, dict) else None
+            return code or status_of(data.get("code")) or 500, ev.data
+        if data.get("type") == "response.failed":
+            resp = data.get("response") or {}
+            return 500, json.dumps({"error": resp.get("error")})
+    return None
+
+
+def _litellm_cases(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from surefoot.classify._util import status_of
+
+    cases = []
+    for r in rows:
+        llm_provider, model = PROVIDERS.get(r["provider"], ("openai", "gpt-4o"))
+        case: dict[str, Any] = {"id": r["id"], "llm_provider": llm_provider, "model": model}
+        headers = {str(k): str(v) for k, v in (r.get("headers") or {}).items()}
+        if r["where"] in ("sse", "body200"):
+            found = _error_object(r)
+            if found is None:
+                case["skip"] = True
+            else:
+                case.update(status=found[0], text=found[1], headers={})
+        else:
+            case.update(status=status_of(r["status"]), text=_text(r["body"]), headers=headers)
+        cases.append(case)
+    return cases
+
+
+def run_litellm(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]] | None:
+    python = os.environ.get("SUREFOOT_LITELLM_PYTHON", "/tmp/litellm-venv/bin/python")
+    if not Path(python).exists():
+        print(f"litellm venv not found at {python}; set SUREFOOT_LITELLM_PYTHON", file=sys.stderr)
+        return None
+    payload = "".join(json.dumps(c) + "\n" for c in _litellm_cases(rows))
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_LOG": "CRITICAL"}
+    proc = subprocess.run(
+        [python, "-c", HELPER],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    if proc.returncode != 0:
+        print(proc.stderr[-2000:], file=sys.stderr)
+        return None
+    out = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            v = json.loads(line)
+            out[v["id"]] = v
+    return out
+
+
+def _litellm_verdict(v: dict[str, Any] | None) -> tuple[str | None, bool | None]:
+    if v is None or v.get("cls") is None:
+        return None, None
+    kind = CLASS_KINDS.get(v["cls"], "unknown")
+    retry = v.get("retry")
+    if retry is None:
+        retry = v["cls"] in ("Timeout", "APIConnectionError")
+    return kind, retry
+
+
+def throughput(rows: list[dict[str, Any]], seconds: float = 2.0) -> float:
+    from surefoot.classify import classify
+
+    args = [(r["status"], r.get("headers") or {}, r["body"], r["provider"]) for r in rows]
+    n = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        for status, headers, body, provider in args:
+            classify(status, headers, body, provider=provider)
+        n += len(args)
+    return n / (time.perf_counter() - start)
+
+
+def main() -> dict[str, Any]:
+    from surefoot.classify import classify
+
+    rows = _rows()
+    ours: dict[str, tuple[str, bool]] = {}
+    for r in rows:
+        err = classify(r["status"], r.get("headers") or {}, r["body"], provider=r["provider"])
+        ours[r["id"]] = (err.kind, err.retryable)
+    theirs = run_litellm(rows)
+    totals: collections.Counter[str] = collections.Counter()
+    hit_us: collections.Counter[str] = collections.Counter()
+    hit_them: collections.Counter[str] = collections.Counter()
+    for r in rows:
+        want = (r["kind"], r["retryable"])
+        totals[r["kind"]] += 1
+        hit_us[r["kind"]] += ours[r["id"]] == want
+        if theirs is not None:
+            hit_them[r["kind"]] += _litellm_verdict(theirs.get(r["id"])) == want
+    n = len(rows)
+    acc_us = sum(hit_us.values()) / n
+    acc_them = sum(hit_them.values()) / n if theirs is not None else None
+    print(f"{'kind':<20} {'n':>4} {'surefoot':>9} {'litellm':>9}")
+    for kind in sorted(totals):
+        t = totals[kind]
+        them = f"{hit_them[kind] / t:>8.0%}" if theirs is not None else "      n/a"
+        print(f"{kind:<20} {t:>4} {hit_us[kind] / t:>8.0%} {them}")
+    them_s = f"{acc_them:.1%}" if acc_them is not None else "n/a"
+    print(f"{'overall':<20} {n:>4} {acc_us:>8.1%} {them_s:>9}")
+    if acc_them:
+        print(f"accuracy ratio surefoot/litellm: {acc_us / acc_them:.2f}x")
+    rate = throughput(rows)
+    print(f"classifier throughput: {rate:,.0f} classifications/s over the corpus cycled")
+    return {
+        "n": n,
+        "surefoot_accuracy": acc_us,
+        "litellm_accuracy": acc_them,
+        "per_kind": {
+            k: {
+                "n": totals[k],
+                "surefoot": hit_us[k] / totals[k],
+                "litellm": (hit_them[k] / totals[k]) if theirs is not None else None,
+            }
+            for k in sorted(totals)
+        },
+        "throughput_per_s": rate,
+    }
+
+
+if __name__ == "__main__":
+    main()

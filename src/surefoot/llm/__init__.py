@@ -1,0 +1,67 @@
+"""The resilient LLM client: :class:`AsyncLLMClient` and :class:`LLMClient`.
+
+::
+
+    client = AsyncLLMClient(
+        base_url="https://api.openai.com/v1", api_key=key, style="openai",
+        model=[ModelSpec("gpt-4o-mini", context_window=128_000), "gpt-4o"],
+        retries=2, retry_base=0.5, timeout=60,
+    )
+    result = await client.run("What is the weather in Paris?", tools=[get_weather])
+    async for event in client.stream("Tell me a story"):
+        if event.type == "text":
+            print(event.text, end="")
+
+Options (both clients): ``base_url``, ``api_key`` (never shown in an error, a repr, a log line
+or an attempt record), ``model`` (a name, a :class:`ModelSpec`, or a list of them in fallback
+order), ``style`` (``"openai"`` chat completions or ``"anthropic"`` messages), ``retries`` (2),
+``retry_base`` (0.5 s), ``on_error`` (``ErrorInfo -> Tier``), ``timeout`` (whole run, ``None``),
+``breaker`` (a :class:`~surefoot.policy.CircuitBreaker` shared by every model, or a dict of
+model name to breaker), ``budget`` (a :class:`~surefoot.policy.RetryBudget`, keyed
+``"style:model"``), ``hooks`` (``on_attempt``, ``on_retry``, ``on_give_up``), transport options
+(``transport``, ``max_body``, ``read_timeout``, ``connect_timeout``, ``max_connections``), and
+the loop's bounds (``max_turns`` 20, ``stream_attempts`` 5, ``max_tool_errors`` 3,
+``max_repeats`` 3, ``max_validation_retries`` 2), ``clock`` and extra ``headers``.
+
+How the pieces fit: a pure generator flow (:mod:`~surefoot.llm._loop`, :mod:`~surefoot.llm._call`,
+:mod:`~surefoot.llm._stream`) yields I/O ops (:mod:`~surefoot.llm._ops`) that two small drivers
+carry out, one async (:mod:`~surefoot.llm._client_async`), one sync
+(:mod:`~surefoot.llm._client_sync`).
+"""
+
+from surefoot.llm._client_async import AsyncLLMClient
+from surefoot.llm._client_sync import LLMClient
+from surefoot.llm._messages import Completion, Message, ToolCall, Usage
+from surefoot.llm._options import ModelSpec
+from surefoot.llm._result import (
+    ModelAttempt,
+    Pending,
+    ResultEvent,
+    RunResult,
+    Suspend,
+    ToolResultEvent,
+    WaitFor,
+)
+from surefoot.llm._tools import ToolSpec, tool_from_function
+from surefoot.llm._wire import TextDelta, ToolCallDelta
+
+__all__ = [
+    "AsyncLLMClient",
+    "Completion",
+    "LLMClient",
+    "Message",
+    "ModelAttempt",
+    "ModelSpec",
+    "Pending",
+    "ResultEvent",
+    "RunResult",
+    "Suspend",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolResultEvent",
+    "ToolSpec",
+    "Usage",
+    "WaitFor",
+    "tool_from_function",
+]

@@ -1,0 +1,264 @@
+"""One logical model call: the fallback chain, the retries, the breaker and the budget (pure).
+
+:func:`call_model` is a generator of :mod:`~surefoot.llm._ops` that returns the
+:class:`~surefoot.llm._messages.Completion` and the model that gave it. The rules:
+
+1. Before anything is sent the prompt is estimated (:func:`estimate_tokens`); the models whose
+   ``context_window`` it exceeds are skipped, and when none is left the call fails with
+   ``LLM_CONFIG_CONTEXT_TOO_SMALL`` without sending a request.
+2. Each model is tried in order. Before each attempt its breaker (if any) admits the call; an
+   open circuit moves on to the next model.
+3. Every failure is classified (:mod:`surefoot.llm._classify`) and given to the retry policy.
+   A retry spends the retry budget (if any) and waits on the client's clock.
+4. A failure the policy does not retry because it is not retryable (or ``on_error`` said
+   ``FAIL``) is raised as is. A retryable failure that exhausted the retries (or whose wait
+   would pass the deadline) moves on to the next model. A context-too-long answer moves on to
+   the next model with a larger window; a content-filtered answer to the next model.
+5. When no model is left: ``CONTENT_FILTERED`` if a model filtered the answer, else
+   ``LLM_CONFIG_CONTEXT_TOO_SMALL`` if every model said the context was too long, else
+   ``LLM_PROVIDERS_UNAVAILABLE`` (retryable), with the last failure as ``__cause__``.
+
+One idempotency key (uuid4) is sent as ``Idempotency-Key`` per logical request: per turn and
+model, reused by every retry and stream reconnect of it (another model gets its own key because
+its body differs).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Generator, Sequence
+from typing import Any
+
+from surefoot.errors import CircuitOpenError, SurefootError
+from surefoot.llm._classify import (
+    body_error,
+    exception_error,
+    http_error,
+    response_error,
+)
+from surefoot.llm._ctx import RunCtx, content_filtered, context_too_small, providers_unavailable
+from surefoot.llm._messages import Completion, Message
+from surefoot.llm._ops import DeadlineHit, Op, Post, Sleep
+from surefoot.llm._options import ModelSpec
+from surefoot.llm._stream import StreamProgress, stream_attempt
+from surefoot.llm._tokens import estimate_tokens
+from surefoot.llm._tools import ToolSpec
+from surefoot.llm._wire import WireFormatError
+from surefoot.policy import BoundBudget, Decision
+
+__all__ = ["call_model"]
+
+Flow = Generator[Op, Any, Any]
+
+#: Decision reasons after which the error is raised as is rather than trying the next model.
+_FINAL_REASONS = ("not retryable", "on_error", "retry budget")
+#: Finish reasons of an answer that needs no inspection for an error inside a 200.
+_CLEAN = frozenset(("stop", "tool_calls"))
+
+
+def _post_attempt(
+    ctx: RunCtx, spec: ModelSpec, headers: dict[str, str], body: bytes
+) -> Generator[Op, Any, Completion | SurefootError]:
+    opts = ctx.opts
+    provider = opts.style
+    try:
+        resp = yield Post(opts.url, headers, body, ctx.left())
+    except DeadlineHit as exc:
+        raise ctx.timed_out(exc) from exc
+    except Exception as exc:
+        if ctx.past_deadline():
+            raise ctx.timed_out(exc) from exc
+        return exception_error(exc, provider=provider, model=spec.name)
+    status = resp.status
+    if status >= 300:
+        return http_error(status, resp.headers, resp.body, provider=provider, model=spec.name)
+    try:
+        obj = json.loads(resp.body)
+    except ValueError as exc:
+        return body_error(status, resp.body, provider=provider, model=spec.name, why=str(exc))
+    try:
+        completion = opts.wire.parse_response(obj)
+    except WireFormatError as exc:
+        completion, why = None, str(exc)
+    # The fast path: a well-formed answer that stopped normally has no error inside it.
+    if completion is not None and completion.finish_reason in _CLEAN and "error" not in obj:
+        return completion
+    err = response_error(obj, provider=provider, model=spec.name)
+    # Bad tool-call arguments are the run loop's to send back to the model, not a failure.
+    if err is not None and err.kind != "malformed_tool_call":
+        if err.context.http_status is None:
+            err.context.http_status = status
+        return err
+    if completion is None:
+        return body_error(status, resp.body, provider=provider, model=spec.name, why=why)
+    return completion
+
+
+def _spend(ctx: RunCtx, key: str) -> bool:
+    budget = ctx.opts.budget
+    if budget is None:
+        return True
+    if isinstance(budget, BoundBudget):
+        return budget.try_spend()
+    return budget.try_spend(key)
+
+
+def _refill(ctx: RunCtx, key: str) -> None:
+    budget = ctx.opts.budget
+    if budget is None:
+        return
+    if isinstance(budget, BoundBudget):
+        budget.on_success()
+    else:
+        budget.on_success(key)
+
+
+def _candidates(
+    ctx: RunCtx, messages: Sequence[Message], tools: Sequence[ToolSpec]
+) -> list[ModelSpec]:
+    models = ctx.opts.models
+    if len(models) == 1 and models[0].context_window is None:
+        return [models[0]]
+    need = estimate_tokens(messages, tools)
+    fits = [m for m in models if m.context_window is None or need <= m.context_window]
+    if not fits:
+        raise context_too_small(need, ctx)
+    return fits
+
+
+def call_model(
+    ctx: RunCtx,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec],
+    *,
+    stream: bool = False,
+) -> Generator[Op, Any, tuple[Completion, ModelSpec]]:
+    """One model call through the fallback chain (see the module docstring)."""
+    opts = ctx.opts
+    wire = opts.wire
+    policy = opts.stream_policy if stream else opts.policy
+    base_headers = opts.stream_headers if stream else opts.headers
+    last: SurefootError | None = None
+    filtered: SurefootError | None = None
+    only_too_long = True
+    too_long_at: int | None = None
+    for spec in _candidates(ctx, messages, tools):
+        if too_long_at is not None and (
+            spec.context_window is not None and spec.context_window <= too_long_at
+        ):
+            continue
+        body = wire.build_request(
+            messages,
+            model=spec.name,
+            tools=tools or None,
+            stream=stream,
+            max_tokens=spec.max_tokens,
+        )
+        headers = dict(base_headers)
+        headers["Idempotency-Key"] = uuid.uuid4().hex
+        budget_key = f"{opts.style}:{spec.name}"
+        breaker = opts.breakers.get(spec.name) if opts.breakers else None
+        progress = StreamProgress(wire.new_stream_state()) if stream else None
+        attempt = 0
+        while True:
+            ctx.check()
+            started = ctx.now() if opts.hooks is not None or ctx.deadline is not None else None
+            permit = None
+            if breaker is not None:
+                try:
+                    permit = breaker.acquire()
+                except CircuitOpenError as exc:
+                    ctx.record(spec.name, attempt, exc, None, "fallback", reason="circuit open")
+                    last, only_too_long = exc, False
+                    break
+            outcome: Completion | SurefootError
+            if progress is not None:
+                if progress.emitted == 0 and attempt > 0:
+                    progress = StreamProgress(wire.new_stream_state())
+                outcome = yield from stream_attempt(ctx, spec, headers, body, progress)
+            else:
+                outcome = yield from _post_attempt(ctx, spec, headers, body)
+            if isinstance(outcome, Completion):
+                if permit is not None:
+                    permit.success()
+                _refill(ctx, budget_key)
+                if opts.hooks is not None or ctx.attempts:
+                    ctx.record(spec.name, attempt, None, None, "ok", started=started)
+                return outcome, spec
+            err = ctx.error_context(outcome, attempt=attempt)
+            if permit is not None:
+                permit.failure(err)
+            if progress is not None and progress.emitted:
+                # After the first delta: resume with Last-Event-ID, or raise (never fall back).
+                err.context.last_event_id = progress.last_id or None
+                if progress.final_error or not progress.last_id:
+                    ctx.record(spec.name, attempt, err, None, "fail", reason="after first delta")
+                    raise err
+                decision = _decide(
+                    ctx, policy.decide(err, attempt, ctx.now(), ctx.deadline), key=budget_key
+                )
+                if not decision.retry:
+                    ctx.record(spec.name, attempt, err, decision, "fail", reason=decision.reason)
+                    raise err
+                ctx.record(
+                    spec.name,
+                    attempt,
+                    err,
+                    decision,
+                    "reconnect",
+                    wait=decision.delay,
+                    reason=decision.reason,
+                    started=started,
+                )
+                yield Sleep(decision.delay)
+                attempt += 1
+                continue
+            kind = err.kind
+            if kind == "context_too_long":
+                ctx.record(spec.name, attempt, err, None, "fallback", reason="context too long")
+                last = err
+                too_long_at = spec.context_window if spec.context_window is not None else 0
+                break
+            only_too_long = False
+            if kind == "content_filtered" or err.code == "CONTENT_FILTERED":
+                ctx.record(spec.name, attempt, err, None, "fallback", reason="content filtered")
+                filtered = last = err
+                break
+            decision = _decide(
+                ctx, policy.decide(err, attempt, ctx.now(), ctx.deadline), key=budget_key
+            )
+            if decision.retry:
+                ctx.record(
+                    spec.name,
+                    attempt,
+                    err,
+                    decision,
+                    "retry",
+                    wait=decision.delay,
+                    reason=decision.reason,
+                    started=started,
+                )
+                yield Sleep(decision.delay)
+                attempt += 1
+                continue
+            if decision.reason.startswith(_FINAL_REASONS):
+                ctx.record(spec.name, attempt, err, decision, "fail", reason=decision.reason)
+                if decision.hook_error is not None:
+                    err.add_note(f"on_error raised {decision.hook_error!r}")
+                raise err
+            ctx.record(spec.name, attempt, err, decision, "fallback", reason=decision.reason)
+            last = err
+            break
+    if filtered is not None:
+        raise content_filtered(last, ctx)
+    if last is not None and only_too_long:
+        raise context_too_small(estimate_tokens(messages, tools), ctx) from last
+    raise providers_unavailable(last, ctx)
+
+
+def _decide(ctx: RunCtx, decision: Decision, *, key: str) -> Decision:
+    """``decision``, turned into a failure when the retry budget cannot pay for it."""
+    if decision.retry and not _spend(ctx, key):
+        return Decision("fail", 0.0, "retry budget exhausted")
+    return decision

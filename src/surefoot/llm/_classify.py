@@ -1,0 +1,107 @@
+"""The client's one door to :mod:`surefoot.classify`: every failure becomes a typed error here.
+
+Also the client's own outcomes: responses that are not JSON, bodies over ``max_body``, streams
+that end without their final event. Nothing raw leaves this module.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from surefoot.classify import classify, classify_event, classify_exception, inspect_response
+from surefoot.errors import (
+    ConnectionFailedError,
+    ErrorContext,
+    LLMError,
+    LLMErrorType,
+    SurefootError,
+)
+from surefoot.http import BodyTooLargeError
+
+__all__ = [
+    "body_error",
+    "event_error",
+    "exception_error",
+    "http_error",
+    "response_error",
+    "truncated_stream",
+]
+
+
+def http_error(
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    *,
+    provider: str,
+    model: str,
+    in_stream: bool = False,
+) -> SurefootError:
+    """The typed error of a non-2xx response."""
+    err = classify(status, headers, body, provider=provider, model=model, in_stream=in_stream)
+    if err.context.http_status is None:
+        err.context.http_status = status
+    if in_stream:
+        err.context.metadata["in_stream"] = True
+    return err
+
+
+def exception_error(exc: BaseException, *, provider: str, model: str) -> SurefootError:
+    """The typed error of a transport exception (``exc`` kept as ``__cause__``)."""
+    if isinstance(exc, SurefootError):
+        return exc
+    if isinstance(exc, BodyTooLargeError):
+        err: SurefootError = LLMError(
+            f"the response body exceeds max_body ({exc.limit} bytes); nothing past the limit "
+            "was read. Raise max_body= if such answers are legitimate",
+            error_type=LLMErrorType.INVALID_REQUEST,
+            model=model,
+            provider=provider,
+            retryable=False,
+            code="REQUEST_BODY_TOO_LARGE",
+        )
+    else:
+        err = classify_exception(exc, provider=provider, model=model)
+    if err.__cause__ is None:
+        err.__cause__ = exc
+    return err
+
+
+def body_error(status: int, body: bytes, *, provider: str, model: str, why: str) -> SurefootError:
+    """A 2xx whose body is not a completion: truncated or not JSON (retryable)."""
+    snippet = body[:120].decode("utf-8", "replace")
+    return ConnectionFailedError(
+        f"the {status} response from {provider} model {model!r} is not a completion ({why}): "
+        f"{snippet!r}",
+        context=ErrorContext(http_status=status),
+        code="SERVICE_UNAVAILABLE",
+    )
+
+
+def response_error(obj: Any, *, provider: str, model: str) -> SurefootError | None:
+    """An error carried inside a 200 body (or a bad finish reason), or ``None``."""
+    return inspect_response(obj, provider=provider, model=model)
+
+
+def event_error(event: str, data: str, *, provider: str, model: str) -> SurefootError | None:
+    """The typed error of an SSE error event, or ``None`` for an ordinary event."""
+    err = classify_event(event, data, provider=provider, model=model)
+    if err is not None:
+        err.context.metadata["in_stream"] = True
+    return err
+
+
+def truncated_stream(provider: str, model: str) -> SurefootError:
+    """A stream that closed before its final event (no ``[DONE]`` / ``message_stop``)."""
+    err = ConnectionFailedError(
+        f"the {provider} stream of model {model!r} closed before its final event",
+    )
+    err.context.metadata["in_stream"] = True
+    return err
+
+
+def loads(body: bytes) -> Any:
+    """JSON of a response body; ``ValueError`` when it is not JSON."""
+    return json.loads(body)

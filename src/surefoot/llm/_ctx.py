@@ -1,0 +1,216 @@
+"""One run's state (:class:`RunCtx`) and the run outcomes as typed errors.
+
+Outcome codes (the task-outcome table of the catalog):
+
+- ``TASK_DEADLINE_EXCEEDED``: :class:`surefoot.RunTimeoutError`, the whole-run ``timeout``.
+- ``TASK_STOPPED``: :class:`surefoot.TaskStoppedError`, ``client.stop(task_id, reason)``.
+- ``LLM_NO_PROGRESS``: :class:`surefoot.LLMError`, the turn limit or a repeated tool call.
+- ``LLM_CONFIG_CONTEXT_TOO_SMALL``: :class:`surefoot.ConfigurationError`, the request fits no
+  configured model's context window.
+- ``LLM_PROVIDERS_UNAVAILABLE``: :class:`surefoot.LLMError` (retryable), every model stayed
+  unavailable through the retries; ``__cause__`` is the last failure.
+- ``CONTENT_FILTERED``: :class:`surefoot.LLMError`, no model produced an acceptable answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from surefoot.errors import (
+    ConfigurationError,
+    ErrorContext,
+    LLMError,
+    LLMErrorType,
+    RunTimeoutError,
+    SurefootError,
+    TaskStoppedError,
+)
+from surefoot.guard._records import AttemptRecord, describe
+from surefoot.llm._options import Options
+from surefoot.llm._result import ModelAttempt
+from surefoot.policy import Decision
+
+__all__ = [
+    "RunCtx",
+    "content_filtered",
+    "context_too_small",
+    "no_progress",
+    "providers_unavailable",
+]
+
+_log = logging.getLogger("surefoot.llm")
+
+
+class RunCtx:
+    """What the flow of one run needs besides the messages: options, deadline, records."""
+
+    __slots__ = (
+        "attempts",
+        "deadline",
+        "now",
+        "operation",
+        "opts",
+        "stop_reason",
+        "task_id",
+        "timeout",
+        "turn",
+    )
+
+    def __init__(
+        self,
+        opts: Options,
+        *,
+        task_id: str | None,
+        timeout: float | None,
+        operation: str,
+        stop_reason: Callable[[], str | None],
+    ) -> None:
+        self.opts = opts
+        self.task_id = task_id
+        self.operation = operation
+        self.timeout = timeout
+        self.now = opts.clock.now
+        self.deadline = None if timeout is None else self.now() + timeout
+        self.attempts: list[ModelAttempt] = []
+        self.stop_reason = stop_reason
+        self.turn = 0
+
+    def left(self) -> float | None:
+        """Seconds before the deadline (``None`` without one); raises once it has passed."""
+        if self.deadline is None:
+            return None
+        left = self.deadline - self.now()
+        if left <= 0:
+            raise self.timed_out(None)
+        return left
+
+    def check(self) -> float | None:
+        """Between two steps: raise if stopped or past the deadline; else the time left."""
+        reason = self.stop_reason()
+        if reason is not None:
+            raise TaskStoppedError(
+                reason=reason,
+                task_id=self.task_id,
+                context=ErrorContext(operation=self.operation, task_id=self.task_id),
+            )
+        return self.left()
+
+    def past_deadline(self) -> bool:
+        return self.deadline is not None and self.now() >= self.deadline
+
+    def timed_out(self, cause: BaseException | None) -> RunTimeoutError:
+        err = RunTimeoutError(
+            f"the run did not finish within its timeout of {self.timeout:g}s",
+            timeout=self.timeout,
+            context=ErrorContext(operation=self.operation, task_id=self.task_id),
+        )
+        err.__cause__ = cause
+        return err
+
+    def record(
+        self,
+        model: str,
+        attempt: int,
+        error: BaseException | None,
+        decision: Decision | None,
+        outcome: str,
+        *,
+        wait: float = 0.0,
+        reason: str = "",
+        started: float | None = None,
+    ) -> ModelAttempt:
+        """Record one attempt and tell the hooks (``on_attempt``, then ``on_retry``)."""
+        ended = self.now()
+        if error is None:
+            rec = AttemptRecord(attempt, None, None, None, None, 0.0, None, started, ended)
+        else:
+            rec = describe(error, attempt, decision, wait, started, ended)
+        item = ModelAttempt(model, rec, outcome, reason, self.turn)
+        self.attempts.append(item)
+        hooks = self.opts.hooks
+        if hooks is not None:
+            _call_hook(hooks, "on_attempt", item)
+            if outcome in ("retry", "reconnect"):
+                _call_hook(hooks, "on_retry", item)
+        return item
+
+    def give_up(self, error: BaseException) -> None:
+        """Tell the hooks the run fails with ``error``; attach the attempts to it."""
+        if self.attempts:
+            with contextlib.suppress(AttributeError, TypeError):
+                error.attempts = tuple(self.attempts)  # type: ignore[attr-defined]
+            hooks = self.opts.hooks
+            if hooks is not None:
+                _call_hook(hooks, "on_give_up", self.attempts[-1], error)
+
+    def error_context(self, err: SurefootError, **extra: Any) -> SurefootError:
+        """``err`` with the run's operation and task id (and ``extra`` fields) in its context."""
+        ctx = err.context
+        if ctx.operation is None:
+            ctx.operation = self.operation
+        if ctx.task_id is None:
+            ctx.task_id = self.task_id
+        for k, v in extra.items():
+            if v is not None and getattr(ctx, k, None) is None:
+                setattr(ctx, k, v)
+        return err
+
+
+def _call_hook(hooks: object, name: str, *args: object) -> None:
+    fn = getattr(hooks, name, None)
+    if fn is None:
+        return
+    try:
+        fn(*args)
+    except Exception:
+        _log.exception("surefoot: the %s hook raised; ignored", name)
+
+
+def no_progress(message: str, ctx: RunCtx) -> LLMError:
+    return LLMError(
+        message,
+        code="LLM_NO_PROGRESS",
+        retryable=False,
+        context=ErrorContext(operation=ctx.operation, task_id=ctx.task_id),
+    )
+
+
+def context_too_small(estimate: int, ctx: RunCtx) -> ConfigurationError:
+    windows = ", ".join(f"{m.name}={m.context_window}" for m in ctx.opts.models)
+    return ConfigurationError(
+        f"the request needs about {estimate} tokens, more than every configured model's "
+        f"context window ({windows}); configure a larger model or send a smaller request",
+        code="LLM_CONFIG_CONTEXT_TOO_SMALL",
+        retryable=False,
+        context=ErrorContext(operation=ctx.operation, task_id=ctx.task_id),
+    )
+
+
+def providers_unavailable(cause: BaseException | None, ctx: RunCtx) -> LLMError:
+    names = ", ".join(m.name for m in ctx.opts.models)
+    err = LLMError(
+        f"every model ({names}) stayed unavailable through the retries; submit again later",
+        error_type=LLMErrorType.SERVER_ERROR,
+        code="LLM_PROVIDERS_UNAVAILABLE",
+        retryable=True,
+        provider=ctx.opts.style,
+        context=ErrorContext(operation=ctx.operation, task_id=ctx.task_id),
+    )
+    err.__cause__ = cause
+    return err
+
+
+def content_filtered(cause: BaseException | None, ctx: RunCtx) -> LLMError:
+    err = LLMError(
+        "no configured model produced an acceptable answer (content filtered); change the request",
+        error_type=LLMErrorType.CONTENT_FILTERED,
+        code="CONTENT_FILTERED",
+        retryable=False,
+        provider=ctx.opts.style,
+        context=ErrorContext(operation=ctx.operation, task_id=ctx.task_id),
+    )
+    err.__cause__ = cause
+    return err

@@ -1,0 +1,129 @@
+"""The I/O requests the pure run flow yields to its driver (sync or async), and the run's state.
+
+The flow (:mod:`surefoot.llm._loop`, :mod:`surefoot.llm._call`) is a generator: it yields one of
+the ops below, the driver carries it out and sends back the answer (or throws the exception the
+I/O raised into the generator). This is how httpx shares its auth flows between its two clients:
+one flow, two small drivers, no duplicated logic.
+
+=============  =====================================  ===========================================
+op             driver does                            sends back
+=============  =====================================  ===========================================
+``Post``       one POST through the transport          :class:`surefoot.http.Response`
+``Open``       opens a streaming POST                  ``(status, headers)``; keeps the stream
+``Read``       reads the next chunk of that stream     ``bytes`` (``b""`` at its end)
+``ReadAll``    reads the rest of it (bounded)          ``bytes``
+``Close``      closes it                               ``None``
+``Sleep``      waits on the client's clock             ``None``
+``RunTools``   runs tool functions (concurrently)      a list: each result or the raised exception
+``Emit``       hands an event to the stream's caller   ``None``
+=============  =====================================  ===========================================
+
+``timeout`` on an op is the time left before the run's deadline (``None``: no deadline). The
+async driver wraps the op in ``asyncio.timeout(timeout)`` and, when that fires, throws
+:class:`DeadlineHit` into the flow; the sync driver hands it to the transport's timeouts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from surefoot.llm._messages import ToolCall
+
+__all__ = [
+    "Close",
+    "DeadlineHit",
+    "Emit",
+    "Op",
+    "Open",
+    "Post",
+    "Read",
+    "ReadAll",
+    "RunTools",
+    "Sleep",
+    "ToolJob",
+]
+
+
+class DeadlineHit(Exception):
+    """Thrown into the flow by a driver whose deadline-bound timeout fired."""
+
+
+class Post:
+    __slots__ = ("body", "headers", "timeout", "url")
+
+    def __init__(
+        self, url: str, headers: Mapping[str, str], body: bytes, timeout: float | None
+    ) -> None:
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+
+
+class Open:
+    __slots__ = ("body", "headers", "timeout", "url")
+
+    def __init__(
+        self, url: str, headers: Mapping[str, str], body: bytes, timeout: float | None
+    ) -> None:
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+
+
+class Read:
+    __slots__ = ("timeout",)
+
+    def __init__(self, timeout: float | None) -> None:
+        self.timeout = timeout
+
+
+class ReadAll:
+    __slots__ = ("timeout",)
+
+    def __init__(self, timeout: float | None) -> None:
+        self.timeout = timeout
+
+
+class Close:
+    __slots__ = ()
+
+
+class Sleep:
+    __slots__ = ("seconds",)
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+
+class ToolJob:
+    """One tool call to run: the function and its checked arguments."""
+
+    __slots__ = ("arguments", "call", "fn")
+
+    def __init__(self, call: ToolCall, fn: Callable[..., Any], arguments: dict[str, Any]) -> None:
+        self.call = call
+        self.fn = fn
+        self.arguments = arguments
+
+
+class RunTools:
+    __slots__ = ("jobs", "timeout")
+
+    def __init__(self, jobs: list[ToolJob], timeout: float | None) -> None:
+        self.jobs = jobs
+        self.timeout = timeout
+
+
+class Emit:
+    __slots__ = ("event",)
+
+    def __init__(self, event: object) -> None:
+        self.event = event
+
+
+Op = Post | Open | Read | ReadAll | Close | Sleep | RunTools | Emit
+
+CLOSE = Close()

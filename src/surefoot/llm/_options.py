@@ -1,0 +1,216 @@
+"""The client's options, checked once: :class:`ModelSpec` and :class:`Options`.
+
+Every bad value raises a ``TypeError`` (wrong type) or ``ValueError`` (wrong value) whose message
+names the option and the fix, when the client is built, never later inside a run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from surefoot._redact import register_secret
+from surefoot.clock import SYSTEM_CLOCK, Clock
+from surefoot.llm._wire import STYLES, WireFormat, get_wire
+from surefoot.policy import BoundBudget, CircuitBreaker, RetryBudget, RetryPolicy
+from surefoot.policy._types import OnError
+
+__all__ = ["DEFAULT_MAX_TURNS", "ModelSpec", "Options", "check_timeout"]
+
+DEFAULT_MAX_TURNS = 20
+DEFAULT_STREAM_ATTEMPTS = 5
+DEFAULT_MAX_TOOL_ERRORS = 3
+DEFAULT_MAX_REPEATS = 3
+DEFAULT_MAX_VALIDATION_RETRIES = 2
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """One model of the fallback chain: its ``name`` and its ``context_window`` in tokens.
+
+    ``context_window=None`` means unknown: the model is never skipped for size, and a provider's
+    context-too-long error still moves the run to the next model. ``max_tokens`` is the output
+    limit sent with each request (required by the Anthropic wire; 1024 when ``None`` there).
+    """
+
+    name: str
+    context_window: int | None = None
+    max_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError("ModelSpec.name must be a non-empty str, like 'gpt-4o-mini'")
+        for field_name in ("context_window", "max_tokens"):
+            v = getattr(self, field_name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise ValueError(
+                    f"ModelSpec.{field_name} must be a positive int (tokens) or None, got {v!r}"
+                )
+
+
+def _models(model: object) -> tuple[ModelSpec, ...]:
+    if isinstance(model, (str, ModelSpec)):
+        model = [model]
+    if not isinstance(model, Sequence) or isinstance(model, (bytes, bytearray)):
+        raise TypeError(
+            "model must be a model name (str), a ModelSpec, or a list of them in fallback "
+            f"order, not {type(model).__name__}"
+        )
+    out: list[ModelSpec] = []
+    for i, m in enumerate(model):
+        if isinstance(m, str):
+            out.append(ModelSpec(m))
+        elif isinstance(m, ModelSpec):
+            out.append(m)
+        else:
+            raise TypeError(
+                f"model[{i}] is a {type(m).__name__}; pass a str or "
+                "ModelSpec('name', context_window=...)"
+            )
+    if not out:
+        raise ValueError("model is an empty list; give at least one model name")
+    names = [m.name for m in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"model lists a name twice ({names}); each model once, in fallback order")
+    return tuple(out)
+
+
+def check_timeout(name: str, value: object) -> float | None:
+    """``None`` or a positive finite number of seconds; a ``ValueError`` naming ``name``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be seconds (a number) or None, not {type(value).__name__}")
+    v = float(value)
+    if math.isnan(v) or v <= 0:
+        raise ValueError(f"{name} must be > 0 seconds (or None for no limit), got {value!r}")
+    return None if math.isinf(v) else v
+
+
+def _count(name: str, value: object, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    return value
+
+
+class Options:
+    """The checked, normalized configuration shared by the sync and async clients."""
+
+    __slots__ = (
+        "api_key",
+        "base_url",
+        "breakers",
+        "budget",
+        "clock",
+        "headers",
+        "hooks",
+        "max_repeats",
+        "max_tool_errors",
+        "max_turns",
+        "max_validation_retries",
+        "models",
+        "policy",
+        "read_timeout",
+        "stream_headers",
+        "stream_policy",
+        "style",
+        "timeout",
+        "url",
+        "wire",
+    )
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str | None,
+        model: object,
+        style: str,
+        retries: int,
+        retry_base: float,
+        on_error: OnError | None,
+        timeout: float | None,
+        breaker: CircuitBreaker | Mapping[str, CircuitBreaker] | None,
+        budget: RetryBudget | BoundBudget | None,
+        hooks: object | None,
+        read_timeout: float | None,
+        max_turns: int,
+        stream_attempts: int,
+        max_tool_errors: int,
+        max_repeats: int,
+        max_validation_retries: int,
+        clock: Clock | None,
+        headers: Mapping[str, str] | None,
+    ) -> None:
+        if not isinstance(base_url, str) or not base_url.strip():
+            raise ValueError("base_url must be the API root, like 'https://api.openai.com/v1'")
+        if api_key is not None and not isinstance(api_key, str):
+            raise TypeError(f"api_key must be a str or None, not {type(api_key).__name__}")
+        register_secret(api_key)
+        if style not in STYLES:
+            raise ValueError(
+                f"style must be 'openai' (chat completions) or 'anthropic' (messages), "
+                f"got {style!r}"
+            )
+        self.style = style
+        self.wire: WireFormat = get_wire(style)
+        self.url = self.wire.endpoint(base_url)  # validates the URL shape
+        self.base_url = base_url
+        self.api_key = api_key
+        self.models = _models(model)
+        if on_error is not None and not callable(on_error):
+            raise TypeError("on_error must be a callable taking an ErrorInfo and returning a Tier")
+        self.policy = RetryPolicy(
+            retries=_count("retries", retries, 0), retry_base=retry_base, on_error=on_error
+        )
+        self.stream_policy = RetryPolicy(
+            retries=_count("stream_attempts", stream_attempts, 1) - 1,
+            retry_base=retry_base,
+            on_error=on_error,
+        )
+        self.timeout = check_timeout("timeout", timeout)
+        self.read_timeout = check_timeout("read_timeout", read_timeout)
+        self.breakers = _breakers(breaker, self.models)
+        if budget is not None and not isinstance(budget, (RetryBudget, BoundBudget)):
+            raise TypeError("budget must be a surefoot.policy.RetryBudget (or None)")
+        self.budget = budget
+        self.hooks = hooks
+        self.max_turns = _count("max_turns", max_turns, 1)
+        self.max_tool_errors = _count("max_tool_errors", max_tool_errors, 0)
+        self.max_repeats = _count("max_repeats", max_repeats, 2)
+        self.max_validation_retries = _count("max_validation_retries", max_validation_retries, 0)
+        if clock is not None and not isinstance(clock, Clock):
+            raise TypeError("clock must implement surefoot.clock.Clock (now, sleep, asleep)")
+        self.clock: Clock = clock if clock is not None else SYSTEM_CLOCK
+        if headers is not None and not isinstance(headers, Mapping):
+            raise TypeError("headers must be a mapping of extra request headers")
+        extra = {str(k): str(v) for k, v in (headers or {}).items()}
+        self.headers: dict[str, str] = {**self.wire.headers(api_key), **extra}
+        self.stream_headers: dict[str, str] = {**self.wire.headers(api_key, stream=True), **extra}
+
+    def breaker_for(self, model: str) -> CircuitBreaker | None:
+        return self.breakers.get(model) if self.breakers else None
+
+
+def _breakers(breaker: object, models: tuple[ModelSpec, ...]) -> dict[str, CircuitBreaker]:
+    if breaker is None:
+        return {}
+    if isinstance(breaker, CircuitBreaker):
+        return {m.name: breaker for m in models}
+    if isinstance(breaker, Mapping):
+        out: dict[str, CircuitBreaker] = {}
+        for k, v in breaker.items():
+            if not isinstance(v, CircuitBreaker):
+                raise TypeError(f"breaker[{k!r}] must be a surefoot.policy.CircuitBreaker")
+            out[str(k)] = v
+        unknown = set(out) - {m.name for m in models}
+        if unknown:
+            raise ValueError(f"breaker names models that are not configured: {sorted(unknown)}")
+        return out
+    raise TypeError(
+        "breaker must be a CircuitBreaker (shared by every model), a dict of model name to "
+        "CircuitBreaker, or None"
+    )

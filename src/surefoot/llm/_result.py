@@ -1,0 +1,159 @@
+"""What a run returns and what a stream yields: :class:`RunResult`, :class:`ModelAttempt`,
+the stream events, and :class:`WaitFor`, the suspension a tool raises to wait for a person.
+
+Stream events all have a ``type``: ``"text"`` (:class:`~surefoot.llm.TextDelta`, ``.text``),
+``"tool_call"`` (:class:`~surefoot.llm.ToolCallDelta`), ``"tool_result"``
+(:class:`ToolResultEvent`) and ``"result"`` (:class:`ResultEvent`, ``.result`` the
+:class:`RunResult`), always last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from surefoot.guard._records import AttemptRecord
+from surefoot.llm._messages import Message, ToolCall, Usage
+from surefoot.policy import Decision
+
+__all__ = [
+    "ModelAttempt",
+    "Pending",
+    "ResultEvent",
+    "RunResult",
+    "Suspend",
+    "ToolResultEvent",
+    "WaitFor",
+]
+
+
+class WaitFor(Exception):
+    """Raised by a tool to suspend the run until a person answers.
+
+    ``run`` then returns a :class:`RunResult` with ``status == "pending"`` and ``.pending``
+    describing what it waits for; continue with ``client.resume(result, answer)``.
+    ``kind`` is free text for your UI (``"approval"``, ``"input"``...), ``prompt`` the question.
+    """
+
+    def __init__(self, prompt: str = "", *, kind: str = "input", data: Any = None) -> None:
+        super().__init__(prompt or kind)
+        self.prompt = prompt
+        self.kind = kind
+        self.data = data
+
+
+#: Another name for :class:`WaitFor`.
+Suspend = WaitFor
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """What a suspended run waits for: the tool call that raised :class:`WaitFor`."""
+
+    tool_call: ToolCall
+    prompt: str
+    kind: str
+    data: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelAttempt:
+    """One model call attempt, as recorded in :attr:`RunResult.attempts`: the model it went
+    to and the guard's :class:`~surefoot.guard.AttemptRecord` (whose fields it also exposes).
+
+    ``outcome`` is what the client did next: ``"ok"``, ``"retry"``, ``"fail"``, ``"fallback"``
+    (moved on to the next model) or ``"reconnect"`` (resumed a stream with Last-Event-ID);
+    ``reason`` says why in words. Never holds a secret.
+    """
+
+    model: str
+    record: AttemptRecord
+    outcome: str
+    reason: str = ""
+    turn: int = 0
+
+    @property
+    def attempt(self) -> int:
+        return self.record.attempt
+
+    @property
+    def error_code(self) -> str | None:
+        return self.record.error_code
+
+    @property
+    def code(self) -> str | None:
+        return self.record.code
+
+    @property
+    def kind(self) -> str | None:
+        return self.record.kind
+
+    @property
+    def decision(self) -> Decision | None:
+        return self.record.decision
+
+    @property
+    def wait(self) -> float:
+        return self.record.wait
+
+    @property
+    def status(self) -> int | None:
+        return self.record.status
+
+    @property
+    def started(self) -> float | None:
+        return self.record.started
+
+    @property
+    def ended(self) -> float:
+        return self.record.ended
+
+    @property
+    def ok(self) -> bool:
+        return self.record.error_code is None
+
+
+@dataclass(slots=True)
+class RunResult:
+    """The outcome of ``run``.
+
+    ``text`` is the final assistant text; ``output`` the validated ``response_model`` instance
+    (``None`` without one); ``messages`` the whole conversation (pass it back to continue);
+    ``usage`` the summed tokens; ``status`` ``"completed"`` or ``"pending"`` (see ``pending``);
+    ``attempts`` every model call attempt; ``model`` the model that gave the last answer.
+    """
+
+    text: str
+    messages: list[Message]
+    usage: Usage = field(default_factory=Usage)
+    status: Literal["completed", "pending"] = "completed"
+    output: Any = None
+    attempts: list[ModelAttempt] = field(default_factory=list)
+    model: str | None = None
+    task_id: str | None = None
+    pending: Pending | None = None
+    turns: int = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"RunResult(status={self.status!r}, text={self.text[:60]!r}, model={self.model!r}, "
+            f"turns={self.turns}, attempts={len(self.attempts)})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultEvent:
+    """A tool finished: its call, the text sent back to the model, and whether it failed."""
+
+    call: ToolCall
+    content: str
+    is_error: bool = False
+    type: str = "tool_result"
+
+
+@dataclass(frozen=True, slots=True)
+class ResultEvent:
+    """The last event of a stream: the :class:`RunResult`."""
+
+    result: RunResult
+    type: str = "result"

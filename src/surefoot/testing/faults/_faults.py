@@ -1,0 +1,279 @@
+"""The faults a :class:`FaultServer` or :class:`ChaosProxy` can inject, as plain dataclasses.
+
+Every fault takes an optional ``delay`` (seconds of latency before the response headers), so
+``Status(429, retry_after=2, delay=0.5)`` is a slow rate limit. The YAML name of each fault is
+its ``kind`` class attribute (``status``, ``hang``, ``reset``...); :data:`FAULT_TYPES` maps the
+names to the classes.
+
+========================  =========================================================
+fault                     effect
+========================  =========================================================
+``Ok``                    answer normally (useful in a queue: ``[Status(429), Ok()]``)
+``Latency(seconds)``      wait, then answer normally
+``Status(status, ...)``   an HTTP error with the provider's body and headers
+``Hang(after_events)``    never answer (or stall a stream after N events)
+``Reset(at, ...)``        TCP reset before the headers or in the middle of the body
+``Truncate(...)``         a stream that ends without its final event / a short body
+``StreamError(...)``      an error event in the stream after K deltas
+``MalformedToolCall``     a tool call whose arguments are not valid JSON
+``ErrorIn200(...)``       HTTP 200 whose JSON body is the provider's error object
+``HugeBody(megabytes)``   a valid answer whose text is N MB long
+``Drip(chunk_bytes, ..)`` the body sent a few bytes at a time, spaced by ``interval``
+========================  =========================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+__all__ = [
+    "ERROR_KINDS",
+    "FAULT_TYPES",
+    "Drip",
+    "ErrorIn200",
+    "Fault",
+    "Hang",
+    "HugeBody",
+    "Latency",
+    "MalformedToolCall",
+    "Ok",
+    "Reset",
+    "Status",
+    "StreamError",
+    "Truncate",
+]
+
+#: The error kinds a :class:`Status`, :class:`StreamError` or :class:`ErrorIn200` can render.
+ERROR_KINDS = (
+    "auth",
+    "bad_request",
+    "context_length",
+    "insufficient_quota",
+    "not_found",
+    "overloaded",
+    "permission",
+    "rate_limit",
+    "request_too_large",
+    "server",
+    "timeout",
+    "unavailable",
+)
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise ValueError(message)
+
+
+def _check_kind(kind: str | None) -> None:
+    _check(
+        kind is None or kind in ERROR_KINDS,
+        f"`kind` must be one of {', '.join(ERROR_KINDS)}, not {kind!r}",
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fault:
+    """Base of every fault: ``delay`` seconds of latency before the response headers."""
+
+    kind: ClassVar[str] = "fault"
+    delay: float = 0.0
+
+    def __post_init__(self) -> None:
+        _check(self.delay >= 0, f"`delay` must be non-negative seconds, not {self.delay!r}")
+
+
+@dataclass(frozen=True)
+class Ok(Fault):
+    """No fault: the scripted model answers (after ``delay``)."""
+
+    kind: ClassVar[str] = "ok"
+
+
+@dataclass(frozen=True)
+class Latency(Fault):
+    """Wait ``seconds`` before the headers, then answer normally."""
+
+    kind: ClassVar[str] = "latency"
+    seconds: float = 1.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(self.seconds >= 0, f"`seconds` must be non-negative, not {self.seconds!r}")
+
+
+@dataclass(frozen=True)
+class Status(Fault):
+    """An HTTP error status with a provider-faithful body and headers.
+
+    ``kind`` picks the error (``rate_limit`` vs ``insufficient_quota`` for a 429, for instance);
+    by default it follows from the status. ``retry_after`` sets ``Retry-After`` (seconds, or a
+    string sent verbatim such as an HTTP date), ``retry_after_ms`` sets ``retry-after-ms``,
+    ``ratelimit_headers`` adds ``x-ratelimit-*`` / ``anthropic-ratelimit-*`` (default: on for
+    429), ``headers`` adds any other header.
+    """
+
+    kind: ClassVar[str] = "status"
+    status: int = 500
+    error: str | None = None
+    message: str | None = None
+    retry_after: float | str | None = None
+    retry_after_ms: int | None = None
+    ratelimit_headers: bool | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(100 <= self.status <= 599, f"`status` must be 100..599, not {self.status!r}")
+        _check(self.status >= 400, f"`status` must be an error (>= 400), not {self.status}")
+        _check_kind(self.error)
+        if isinstance(self.retry_after, int | float):
+            _check(self.retry_after >= 0, "`retry_after` must be non-negative seconds")
+        if self.retry_after_ms is not None:
+            _check(self.retry_after_ms >= 0, "`retry_after_ms` must be non-negative")
+
+
+@dataclass(frozen=True)
+class Hang(Fault):
+    """Never answer until the client gives up or the server closes.
+
+    With ``after_events``, a streaming answer sends that many events first and then stalls
+    (a non-streaming request still hangs before the headers).
+    """
+
+    kind: ClassVar[str] = "hang"
+    after_events: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.after_events is not None:
+            _check(self.after_events >= 0, "`after_events` must be non-negative")
+
+
+@dataclass(frozen=True)
+class Reset(Fault):
+    """Abort the connection with a TCP reset (SO_LINGER 0).
+
+    ``at="before_headers"`` resets before any byte of the response; ``at="mid_body"`` sends
+    the headers and ``after_events`` stream events (default: half of them), or half of a
+    non-streaming body, then resets.
+    """
+
+    kind: ClassVar[str] = "reset"
+    at: Literal["before_headers", "mid_body"] = "before_headers"
+    after_events: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(
+            self.at in ("before_headers", "mid_body"),
+            f"`at` must be one of before_headers, mid_body, not {self.at!r}",
+        )
+        if self.after_events is not None:
+            _check(self.after_events >= 0, "`after_events` must be non-negative")
+
+
+@dataclass(frozen=True)
+class Truncate(Fault):
+    """End the answer early, cleanly at the HTTP level.
+
+    A stream closes without its final event (OpenAI ``[DONE]``, Anthropic ``message_stop``),
+    or after ``after_events`` events; a JSON answer announces its full ``Content-Length`` and
+    sends only half of it.
+    """
+
+    kind: ClassVar[str] = "truncate"
+    after_events: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.after_events is not None:
+            _check(self.after_events >= 0, "`after_events` must be non-negative")
+
+
+@dataclass(frozen=True)
+class StreamError(Fault):
+    """An error event in the stream after ``after_deltas`` content deltas, then the end.
+
+    OpenAI: ``data: {"error": {...}}``; Anthropic: ``event: error`` (``overloaded_error`` by
+    default). A non-streaming request gets the same error inside an HTTP 200.
+    """
+
+    kind: ClassVar[str] = "stream_error"
+    after_deltas: int = 2
+    error: str = "overloaded"
+    message: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(self.after_deltas >= 0, "`after_deltas` must be non-negative")
+        _check_kind(self.error)
+
+
+@dataclass(frozen=True)
+class MalformedToolCall(Fault):
+    """The answer is a tool call whose ``arguments`` text is not valid JSON."""
+
+    kind: ClassVar[str] = "malformed_tool_call"
+    name: str = "get_weather"
+    arguments: str = '{"city": "Par'
+
+
+@dataclass(frozen=True)
+class ErrorIn200(Fault):
+    """HTTP 200 whose JSON body is the provider's error object."""
+
+    kind: ClassVar[str] = "error_in_200"
+    error: str = "server"
+    message: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_kind(self.error)
+
+
+@dataclass(frozen=True)
+class HugeBody(Fault):
+    """A valid answer whose text is ``megabytes`` MB (10**6 bytes) long."""
+
+    kind: ClassVar[str] = "huge_body"
+    megabytes: float = 5.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(0 < self.megabytes <= 1024, "`megabytes` must be > 0 and <= 1024")
+
+
+@dataclass(frozen=True)
+class Drip(Fault):
+    """Send the body ``chunk_bytes`` bytes at a time, ``interval`` seconds apart."""
+
+    kind: ClassVar[str] = "drip"
+    chunk_bytes: int = 1
+    interval: float = 0.05
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(self.chunk_bytes >= 1, "`chunk_bytes` must be at least 1")
+        _check(self.interval >= 0, "`interval` must be non-negative seconds")
+
+
+#: YAML name → fault class.
+FAULT_TYPES: dict[str, type[Fault]] = {
+    cls.kind: cls
+    for cls in (
+        Ok,
+        Latency,
+        Status,
+        Hang,
+        Reset,
+        Truncate,
+        StreamError,
+        MalformedToolCall,
+        ErrorIn200,
+        HugeBody,
+        Drip,
+    )
+}

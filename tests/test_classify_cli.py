@@ -1,0 +1,96 @@
+"""The ``surefoot classify`` command, driven in-process."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from surefoot.cli import _classify
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    _classify.register(sub)
+    args = parser.parse_args(["classify", *argv])
+    code = args.handler(args)
+    return code, capsys.readouterr().out
+
+
+def test_json_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    body = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+    code, out = _run(
+        ["--status", "529", "--header", "request-id: req_1", "--body", body, "--json"], capsys
+    )
+    v = json.loads(out)
+    assert code == 0
+    assert v["kind"] == "model_overloaded" and v["retryable"] is True
+    assert v["class"] == "LLMError" and v["code"] == "MODEL_OVERLOADED"
+    assert v["error_code"] == "SUREFOOT-LLM" and v["request_id"] == "req_1"
+    assert v["status"] == 529 and v["provider"] == "anthropic" and "retry_after_s" in v
+
+
+def test_human_explanation_and_file_body(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "b.json"
+    f.write_text(
+        '{"error":{"message":"You exceeded your current quota","code":"insufficient_quota"}}'
+    )
+    code, out = _run(["--status", "429", "--body", f"@{f}", "--provider", "openai"], capsys)
+    assert code == 0 and "quota_exhausted" in out and "retry       no" in out
+
+
+def test_jsonl_ten_thousand_lines() -> None:
+    lines = []
+    for i in range(10_000):
+        if i % 1000 == 999:
+            lines.append("this is not json")
+        else:
+            lines.append(
+                json.dumps(
+                    {
+                        "id": i,
+                        "status": 429,
+                        "headers": {"retry-after": "2"},
+                        "body": {"error": {"message": "slow down"}},
+                    }
+                )
+            )
+    src = io.StringIO("\n".join(lines) + "\n")
+    dst = io.StringIO()
+    bad = _classify.run_jsonl(src, dst)
+    out = [json.loads(x) for x in dst.getvalue().splitlines()]
+    assert len(out) == 10_000 and bad == 10
+    assert out[0]["id"] == 0 and out[0]["kind"] == "rate_limit" and out[0]["retry_after_s"] == 2
+    assert "error" in out[999] and out[1000]["id"] == 1000
+
+
+def test_jsonl_bad_fields() -> None:
+    assert "error" in _classify.classify_line('{"status": "abc"}')
+    assert "error" in _classify.classify_line("[1,2]")
+    v = _classify.classify_line('{"status": null, "body": "Connection refused"}')
+    assert v["kind"] == "network"
+
+
+def test_subprocess_jsonl(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"status": 404, "body": {"error": "model 'x' not found"}}) + "\n")
+    code = (
+        "import sys; from surefoot.cli import _classify as c; "
+        "sys.exit(c.run_jsonl(open(sys.argv[1]), sys.stdout))"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code, str(src)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert json.loads(res.stdout)["kind"] == "model_not_found"

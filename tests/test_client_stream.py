@@ -1,0 +1,187 @@
+"""stream(): deltas exactly once, transparent retries before the first delta, resume with
+Last-Event-ID after it, typed errors with stream context otherwise."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import surefoot
+from surefoot.errors import LLMError
+from surefoot.llm import ResultEvent, RunResult
+from surefoot.testing.faults import (
+    FaultServer,
+    Model,
+    Reset,
+    Status,
+    StreamError,
+    ToolCall,
+    Truncate,
+    Turn,
+)
+from test_client_helpers import MODES, STYLES, Harness, StubServer, text_of
+
+both = pytest.mark.parametrize("style", STYLES)
+modes = pytest.mark.parametrize("mode", MODES)
+REPLY = "one two three four five six seven eight"
+
+
+@modes
+@both
+def test_stream_text_and_result(mode: str, style: str) -> None:
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        events, exc = Harness(mode, srv, style).stream("hi")
+        assert exc is None
+        assert text_of(events) == REPLY
+        assert all(e.type == "text" for e in events[:-1])
+        last = events[-1]
+        assert isinstance(last, ResultEvent) and last.type == "result"
+        assert isinstance(last.result, RunResult) and last.result.text == REPLY
+
+
+@modes
+@both
+def test_stream_retries_before_first_delta(mode: str, style: str) -> None:
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        srv.enqueue(Status(503))
+        srv.enqueue(StreamError(after_deltas=0))
+        events, exc = Harness(mode, srv, style).stream("hi")
+        assert exc is None and text_of(events) == REPLY
+        assert len(srv.requests) == 3
+        assert len({r.idempotency_key for r in srv.requests}) == 1
+
+
+@modes
+@both
+def test_mid_stream_error_event_same_class_as_http_not_retried(mode: str, style: str) -> None:
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        srv.enqueue(StreamError(after_deltas=2, error="overloaded"))
+        events, exc = Harness(mode, srv, style).stream("hi", task_id="s-1")
+        assert isinstance(exc, LLMError) and exc.kind == "model_overloaded"
+        assert text_of(events) == "one two "[: len(text_of(events))]
+        ctx = exc.context
+        assert ctx.operation == "stream" and ctx.task_id == "s-1" and ctx.attempt == 0
+        assert ctx.last_event_id
+        assert ctx.metadata.get("http_status") == 200
+        assert len(srv.requests) == 1
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        srv.enqueue(Status(529 if style == "anthropic" else 503, error="overloaded"), times=9)
+        with pytest.raises(LLMError) as ei:
+            Harness(mode, srv, style, retries=0).run("hi")
+        assert type(ei.value.__cause__) is type(exc)
+
+
+@modes
+@both
+@pytest.mark.parametrize("fault", ["truncate", "reset"])
+def test_resume_with_last_event_id_exactly_once(mode: str, style: str, fault: str) -> None:
+    resumed = 0
+    for _ in range(3):
+        with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+            f: Any = (
+                Truncate(after_events=6)
+                if fault == "truncate"
+                else Reset(at="mid_body", after_events=6)
+            )
+            srv.enqueue(f)
+            events, exc = Harness(mode, srv, style).stream("hi")
+            assert exc is None
+            assert text_of(events) == REPLY  # nothing lost, nothing repeated
+            first, second = srv.requests
+            assert first.idempotency_key == second.idempotency_key
+            assert json.loads(first.body) == json.loads(second.body)
+            outcomes = [a.outcome for a in events[-1].result.attempts]
+            # A connection reset can discard bytes already sent; then nothing was emitted and
+            # the request is simply retried. Otherwise it resumes after the last event id.
+            assert outcomes in (["reconnect", "ok"], ["retry", "ok"])
+            if outcomes[0] == "reconnect":
+                assert second.last_event_id
+                resumed += 1
+            else:
+                assert second.last_event_id is None
+    assert resumed >= 1
+
+
+@modes
+@both
+def test_stream_attempt_budget_covers_the_whole_stream(mode: str, style: str) -> None:
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        srv.enqueue(Status(503), times=50)
+        _events, exc = Harness(mode, srv, style, stream_attempts=3).stream("hi")
+        assert isinstance(exc, LLMError) and exc.code == "LLM_PROVIDERS_UNAVAILABLE"
+        assert len(srv.requests) == 3
+
+
+@modes
+@both
+def test_stream_tool_loop_events(mode: str, style: str) -> None:
+    def get_weather(city: str) -> str:
+        return f"sunny in {city}"
+
+    model = Model(
+        "m1",
+        turns=[Turn(tool_calls=[ToolCall("get_weather", {"city": "Paris"})]), Turn(text="Sunny.")],
+    )
+    with FaultServer(models=[model]) as srv:
+        events, exc = Harness(mode, srv, style).stream("weather?", tools=[get_weather])
+        assert exc is None
+        types = [e.type for e in events]
+        assert "tool_call" in types and types[-1] == "result"
+        (tr,) = [e for e in events if e.type == "tool_result"]
+        assert tr.content == "sunny in Paris" and tr.call.name == "get_weather"
+        args = "".join(e.arguments_delta for e in events if e.type == "tool_call")
+        assert json.loads(args) == {"city": "Paris"}
+        assert text_of(events) == "Sunny."
+
+
+def _chunk(text: str) -> bytes:
+    obj = {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+    return f"data: {json.dumps(obj)}\n\n".encode()
+
+
+@modes
+def test_no_ids_after_first_delta_raises_with_context(mode: str) -> None:
+    def handler(path: str, headers: dict[str, str], body: bytes) -> Any:
+        return 200, {"content-type": "text/event-stream"}, [_chunk("hel"), _chunk("lo")]
+
+    with StubServer(handler) as stub:
+        h = Harness(mode, stub, "openai")
+        events, exc = h.stream("hi", task_id="nt")
+        assert text_of(events) == "hello"
+        assert isinstance(exc, surefoot.ConnectionFailedError)
+        assert exc.context.operation == "stream" and exc.context.task_id == "nt"
+        assert exc.context.attempt == 0 and exc.context.http_status == 200
+        assert len(stub.requests) == 1
+
+
+@modes
+def test_inclusive_replay_is_deduplicated(mode: str) -> None:
+    """A server that replays the last event it sent (inclusive) must not duplicate a delta."""
+    done = b"data: [DONE]\n\n"
+
+    def ev(i: int, text: str) -> bytes:
+        return f"id: {i}\n".encode() + _chunk(text)
+
+    def handler(path: str, headers: dict[str, str], body: bytes) -> Any:
+        if headers.get("last-event-id") == "2":
+            return 200, {"content-type": "text/event-stream"}, [ev(2, "lo"), ev(3, "!"), done]
+        return 200, {"content-type": "text/event-stream"}, [ev(1, "hel"), ev(2, "lo")]
+
+    with StubServer(handler) as stub:
+        events, exc = Harness(mode, stub, "openai").stream("hi")
+        assert exc is None
+        assert text_of(events) == "hello!"
+        assert stub.requests[1][1]["last-event-id"] == "2"
+
+
+@modes
+def test_garbage_sse_lines_are_ignored(mode: str) -> None:
+    def handler(path: str, headers: dict[str, str], body: bytes) -> Any:
+        junk = b": comment\nfoo: bar\nretry: x1\n\n"
+        return 200, {"content-type": "text/event-stream"}, [junk, _chunk("ok"), b"data: [DONE]\n\n"]
+
+    with StubServer(handler) as stub:
+        events, exc = Harness(mode, stub, "openai").stream("hi")
+        assert exc is None and text_of(events) == "ok"
