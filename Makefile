@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/surefoot explain RATE_LIMIT_EXCEEDED QUOTA_EXHAUSTED TASK_DEADLINE_EXCEEDED
+	$(BIN)/surefoot demo --html demo-report.html
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
@@ -28,9 +28,16 @@ unit: $(STAMP)
 
 test: lint typecheck unit
 
-bench: $(STAMP)
+LITELLM_VENV := .bench/litellm-venv
+
+$(LITELLM_VENV)/bin/python:
+	$(PY) -m venv $(LITELLM_VENV)
+	$(LITELLM_VENV)/bin/python -m pip install -q litellm
+
+# Benchmarks run on demand, never in CI. litellm lives in its own venv: it is only an anchor.
+bench: $(STAMP) $(LITELLM_VENV)/bin/python
 	$(BIN)/python -m pip install -q -e '.[bench]'
-	$(BIN)/python -m bench
+	SUREFOOT_LITELLM_PYTHON=$(LITELLM_VENV)/bin/python $(BIN)/python -m bench $(BENCH)
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .bench build dist src/*.egg-info .mypy_cache .ruff_cache .pytest_cache

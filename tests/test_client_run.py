@@ -10,11 +10,13 @@ import pytest
 
 import surefoot
 from surefoot.errors import CircuitOpenError, LLMError, RateLimitError
-from surefoot.llm import ModelSpec
+from surefoot.guard import AttemptRecord, GuardHooks
+from surefoot.llm import ModelAttempt, ModelSpec
 from surefoot.policy import CircuitBreaker, RetryBudget, Tier
 from surefoot.testing.faults import (
     ErrorIn200,
     FaultServer,
+    Hang,
     HugeBody,
     Match,
     Model,
@@ -22,7 +24,7 @@ from surefoot.testing.faults import (
     Rule,
     Status,
 )
-from test_client_helpers import API_KEY, MODES, STYLES, Harness, server  # noqa: F401
+from test_client_helpers import API_KEY, MODES, STYLES, FakeClock, Harness, server  # noqa: F401
 
 both = pytest.mark.parametrize("style", STYLES)
 modes = pytest.mark.parametrize("mode", MODES)
@@ -245,6 +247,73 @@ def test_breaker_counts_failures_then_rejects(mode: str) -> None:
         assert ei.value.code == "LLM_PROVIDERS_UNAVAILABLE"
         assert isinstance(ei.value.__cause__, CircuitOpenError)
         assert len(srv.requests) == 2
+
+
+@modes
+@both
+def test_breaker_state_changes_reach_the_hooks(mode: str, style: str) -> None:
+    changes: list[tuple[str, str, str]] = []
+
+    class Hooks:
+        def on_breaker_state_change(self, name: str, old: Any, new: Any) -> None:
+            changes.append((name, old.value, new.value))
+
+    clock = FakeClock()
+    breaker = CircuitBreaker("llm", failure_threshold=1, recovery_timeout=10, clock=clock)
+    with FaultServer(models=[Model("m1", reply="ok")]) as srv:
+        srv.enqueue(Status(503))
+        h = Harness(mode, srv, style, retries=0, breaker=breaker, hooks=Hooks(), clock=clock)
+        with pytest.raises(LLMError):
+            h.run("hi")
+        assert changes == [("llm", "closed", "open")]
+        with pytest.raises(LLMError) as ei:  # open: rejected without a request
+            h.run("hi")
+        assert isinstance(ei.value.__cause__, CircuitOpenError) and len(srv.requests) == 1
+        clock.sleep(10)
+        assert h.run("hi").text == "ok"  # the probe
+    assert changes == [
+        ("llm", "closed", "open"),
+        ("llm", "open", "half_open"),
+        ("llm", "half_open", "closed"),
+    ]
+
+
+@modes
+def test_abandoned_probe_is_released(mode: str) -> None:
+    """A probe cut off by the deadline reports nothing: the next call may probe at once."""
+    clock = FakeClock()
+    breaker = CircuitBreaker("p", failure_threshold=1, recovery_timeout=5, clock=clock)
+    with breaker.acquire() as permit:
+        permit.failure(RateLimitError("x"))
+    clock.sleep(5)
+    with FaultServer(models=[Model("m1", reply="ok")]) as srv:
+        srv.enqueue(Hang())
+        h = Harness(mode, srv, "openai", breaker=breaker, clock=clock)
+        with pytest.raises(surefoot.RunTimeoutError):
+            h.run("hi", timeout=0.3)
+        assert h.run("hi").text == "ok"
+    assert breaker.state.value == "closed"
+
+
+@modes
+@both
+def test_attempts_are_attempt_records_with_the_model(mode: str, style: str) -> None:
+    seen: list[Any] = []
+    hooks = GuardHooks(on_attempt=seen.append)  # the guard's hooks type works as is
+    with FaultServer(models=[Model("*", reply="ok")]) as srv:
+        srv.add_rule(Rule(Status(500), Match(model="a")))
+        r = Harness(mode, srv, style, model=["a", "b"], retries=1, hooks=hooks).run("hi")
+        assert [(a.model, a.outcome) for a in r.attempts] == [
+            ("a", "retry"),
+            ("a", "fallback"),
+            ("b", "ok"),
+        ]
+        for a in r.attempts:
+            assert isinstance(a, AttemptRecord) and isinstance(a, ModelAttempt)
+            assert a.record is a  # the old wrapper's accessor still answers
+        assert r.attempts[0].status == 500 and r.attempts[0].code == "SERVER_ERROR"
+        assert r.attempts[-1].ok and r.attempts[-1].error_code is None
+        assert seen == r.attempts
 
 
 @modes

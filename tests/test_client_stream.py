@@ -13,6 +13,7 @@ from surefoot.errors import LLMError
 from surefoot.llm import ResultEvent, RunResult
 from surefoot.testing.faults import (
     FaultServer,
+    MalformedToolCall,
     Model,
     Reset,
     Status,
@@ -112,6 +113,82 @@ def test_stream_attempt_budget_covers_the_whole_stream(mode: str, style: str) ->
         _events, exc = Harness(mode, srv, style, stream_attempts=3).stream("hi")
         assert isinstance(exc, LLMError) and exc.code == "LLM_PROVIDERS_UNAVAILABLE"
         assert len(srv.requests) == 3
+
+
+@modes
+@both
+def test_stream_budget_is_not_capped_by_the_errors_own_attempts(mode: str, style: str) -> None:
+    """A reset allows 3 retries of its own, but one budget of stream_attempts covers the whole
+    stream (002_86810f19ca361bb9.txt): 4 resets then success succeed, 5 resets fail."""
+    assert surefoot.NetworkError("reset").max_retry_attempts < 4
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        srv.enqueue(Reset(), times=4)
+        events, exc = Harness(mode, srv, style, stream_attempts=5).stream("hi")
+        assert exc is None, repr(exc)
+        assert text_of(events) == REPLY
+        attempts = events[-1].result.attempts
+        assert [(a.outcome, a.kind) for a in attempts] == [("retry", "network")] * 4 + [
+            ("ok", None)
+        ]
+        assert len(srv.requests) == 5 and len({r.idempotency_key for r in srv.requests}) == 1
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        srv.enqueue(Reset(), times=5)
+        _events, exc = Harness(mode, srv, style, stream_attempts=5).stream("hi")
+        assert isinstance(exc, LLMError) and exc.code == "LLM_PROVIDERS_UNAVAILABLE"
+        assert isinstance(exc.__cause__, surefoot.SurefootError)
+        assert exc.__cause__.kind == "network"
+        assert len(srv.requests) == 5
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        srv.enqueue(Reset(), times=5)
+        with pytest.raises(LLMError):  # run() keeps its own retries (2)
+            Harness(mode, srv, style).run("hi")
+        assert len(srv.requests) == 3
+
+
+@modes
+@both
+def test_stream_invalid_tool_arguments_go_back_to_the_model(mode: str, style: str) -> None:
+    def get_weather(city: str) -> str:
+        return f"sunny in {city}"
+
+    model = Model(
+        "m1",
+        turns=[
+            Turn(tool_calls=[ToolCall("get_weather", '{"city": "Par')]),
+            Turn(tool_calls=[ToolCall("get_weather", {"town": "Paris"})]),
+            Turn(tool_calls=[ToolCall("get_weather", {"city": "Paris"})]),
+            Turn(text="Sunny."),
+        ],
+    )
+    with FaultServer(models=[model]) as srv:
+        events, exc = Harness(mode, srv, style).stream("weather?", tools=[get_weather])
+        assert exc is None, repr(exc)
+        results = [e for e in events if e.type == "tool_result"]
+        assert [r.is_error for r in results] == [True, True, False]
+        assert "JSON" in results[0].content and "city" in results[1].content
+        assert results[2].content == "sunny in Paris"
+        assert text_of(events) == "Sunny."
+        assert len(srv.requests) == 4  # no retry: each bad call went back to the model
+    with FaultServer(models=[Model("m1", turns=[Turn(text="fine")])]) as srv:
+        srv.enqueue(MalformedToolCall(name="get_weather"))
+        events, exc = Harness(mode, srv, style).stream("weather?", tools=[get_weather])
+        assert exc is None and text_of(events) == "fine"
+        assert [e.is_error for e in events if e.type == "tool_result"] == [True]
+
+
+@modes
+@both
+def test_stream_invalid_tool_arguments_are_bounded(mode: str, style: str) -> None:
+    def get_weather(city: str) -> str:
+        return city
+
+    turns = [Turn(tool_calls=[ToolCall("get_weather", '{"city": ' + str(i))]) for i in range(9)]
+    with FaultServer(models=[Model("m1", turns=turns)]) as srv:
+        h = Harness(mode, srv, style, max_tool_errors=2)
+        events, exc = h.stream("x", tools=[get_weather])
+        assert isinstance(exc, LLMError) and exc.code == "MALFORMED_TOOL_CALL"
+        assert len(srv.requests) == 3
+        assert [e.is_error for e in events if e.type == "tool_result"] == [True, True]
 
 
 @modes

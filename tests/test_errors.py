@@ -19,6 +19,7 @@ from surefoot import (
     ConnectionFailedError,
     ContractViolationError,
     ErrorContext,
+    FallbackFailedError,
     KnowledgeNotReadyError,
     KnowledgeProblem,
     LLMCapabilityError,
@@ -30,6 +31,7 @@ from surefoot import (
     ProblemDetails,
     RateLimitError,
     RunTimeoutError,
+    SecurityError,
     SurefootError,
     TaskCompleteError,
     TaskStoppedError,
@@ -369,6 +371,14 @@ def _samples() -> list[SurefootError]:
         ConfigurationError("x"),
         TaskStoppedError(reason="r", task_id="t"),
         CircuitOpenError(name="b", retry_after=1.0),
+        SecurityError(action="wire_money"),
+        FallbackFailedError(
+            original=ActionExecutionError("x", action_name="a", category=ActionCategory.NETWORK),
+            fallback_error=ActionExecutionError(
+                "y", action_name="b", category=ActionCategory.VALIDATION
+            ),
+            fallback_name="b",
+        ),
     ]
 
 
@@ -380,8 +390,16 @@ def test_samples_cover_every_class() -> None:
 def test_errors_pickle_with_their_attributes(err: SurefootError) -> None:
     clone = pickle.loads(pickle.dumps(err))
     assert type(clone) is type(err)
-    public = {k: v for k, v in vars(err).items() if not k.startswith("_problem")}
-    assert {k: v for k, v in vars(clone).items() if not k.startswith("_problem")} == public
+
+    def attrs(e: SurefootError) -> dict[str, object]:
+        # Exceptions compare by identity: compare nested ones by type and repr instead.
+        return {
+            k: (type(v), repr(v)) if isinstance(v, BaseException) else v
+            for k, v in vars(e).items()
+            if not k.startswith("_problem")
+        }
+
+    assert attrs(clone) == attrs(err)
     assert str(clone) == str(err)
     assert clone.error_code == err.error_code
     assert clone.problem_details.to_dict() == err.problem_details.to_dict()

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from surefoot.testing.faults import (
+    ContentFilter,
     Drip,
     ErrorIn200,
     FaultServer,
@@ -377,6 +378,74 @@ def test_malformed_tool_call_anthropic(server: FaultServer) -> None:
     )
     with pytest.raises(json.JSONDecodeError):
         json.loads(partial)
+
+
+def test_content_filter_openai_finish_reason(server: FaultServer) -> None:
+    server.enqueue(ContentFilter(), times=2)
+    status, _, body = post(server, OPENAI, body_for(OPENAI))
+    choice = json.loads(body)["choices"][0]
+    assert status == 200 and choice["finish_reason"] == "content_filter"
+    assert choice["message"]["content"] is None and "tool_calls" not in choice["message"]
+    status, headers, body = post(server, OPENAI, body_for(OPENAI, stream=True))
+    evs = sse(body)
+    assert status == 200 and headers["content-type"].startswith("text/event-stream")
+    assert evs[-1]["data"] == "[DONE]"
+    finishes = [json.loads(e["data"])["choices"][0]["finish_reason"] for e in evs[:-1]]
+    assert finishes[-1] == "content_filter" and set(finishes[:-1]) == {None}
+    # partial content: what the model wrote before the filter stopped it
+    server.enqueue(ContentFilter(text="Here is how"), times=2)
+    choice = json.loads(post(server, OPENAI, body_for(OPENAI))[2])["choices"][0]
+    assert choice["message"]["content"] == "Here is how"
+    assert choice["finish_reason"] == "content_filter"
+    evs = sse(post(server, OPENAI, body_for(OPENAI, stream=True))[2])
+    chunks = [json.loads(e["data"])["choices"][0] for e in evs[:-1]]
+    assert "".join(c["delta"].get("content") or "" for c in chunks) == "Here is how"
+    assert chunks[-1]["finish_reason"] == "content_filter"
+
+
+def test_content_filter_anthropic_refusal(server: FaultServer) -> None:
+    server.enqueue(ContentFilter(), times=2)
+    status, _, body = post(server, ANTHROPIC, body_for(ANTHROPIC))
+    doc = json.loads(body)
+    assert status == 200 and doc["stop_reason"] == "refusal" and doc["content"] == []
+    evs = sse(post(server, ANTHROPIC, body_for(ANTHROPIC, stream=True))[2])
+    assert [e["event"] for e in evs] == ["message_start", "message_delta", "message_stop"]
+    assert json.loads(evs[1]["data"])["delta"]["stop_reason"] == "refusal"
+    server.enqueue(ContentFilter(text="Sure, the"), times=2)
+    doc = json.loads(post(server, ANTHROPIC, body_for(ANTHROPIC))[2])
+    assert doc["content"] == [{"type": "text", "text": "Sure, the"}]
+    assert doc["stop_reason"] == "refusal"
+    evs = sse(post(server, ANTHROPIC, body_for(ANTHROPIC, stream=True))[2])
+    text = "".join(
+        json.loads(e["data"])["delta"]["text"] for e in evs if e["event"] == "content_block_delta"
+    )
+    assert text == "Sure, the"
+    (delta,) = [json.loads(e["data"]) for e in evs if e["event"] == "message_delta"]
+    assert delta["delta"]["stop_reason"] == "refusal"
+
+
+@both
+@pytest.mark.parametrize("stream", [False, True])
+def test_content_filter_error_mode(server: FaultServer, path: str, stream: bool) -> None:
+    server.enqueue(ContentFilter(mode="error"))
+    status, headers, body = post(server, path, body_for(path, stream=stream))
+    doc = json.loads(body)
+    assert status == 400 and headers["content-type"] == "application/json"
+    if path == OPENAI:  # Azure OpenAI's filtered-prompt error
+        err = doc["error"]
+        assert err["code"] == "content_filter" and err["param"] == "prompt"
+        assert err["innererror"]["code"] == "ResponsibleAIPolicyViolation"
+    else:
+        assert doc["type"] == "error"
+        assert doc["error"] == {
+            "type": "invalid_request_error",
+            "message": "Output blocked by content filtering policy",
+        }
+    server.enqueue(ContentFilter(mode="error", message="nope"))
+    assert "nope" in post(server, path, body_for(path))[2].decode()
+    assert server.requests[0].status == 400
+    with pytest.raises(ValueError, match="`mode` must be one of finish_reason, error"):
+        ContentFilter(mode="refusal")  # type: ignore[arg-type]
 
 
 @both

@@ -12,6 +12,7 @@ import pytest
 
 from surefoot.testing.faults import (
     ChaosProxy,
+    ContentFilter,
     FaultServer,
     Hang,
     MalformedToolCall,
@@ -165,6 +166,12 @@ def test_hang_and_content_faults(upstream: FaultServer, proxy: ChaosProxy) -> No
     arguments = doc["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
     with pytest.raises(json.JSONDecodeError):
         json.loads(arguments)
+    proxy.enqueue(ContentFilter())
+    doc = json.loads(request(proxy, OPENAI, body_for(OPENAI))[2])
+    assert doc["choices"][0]["finish_reason"] == "content_filter"
+    proxy.enqueue(ContentFilter(mode="error"))
+    status, _, body = request(proxy, OPENAI, body_for(OPENAI))
+    assert status == 400 and json.loads(body)["error"]["code"] == "content_filter"
     assert upstream.requests == []
 
 

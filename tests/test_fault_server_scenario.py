@@ -19,6 +19,7 @@ import pytest
 
 from surefoot.cli import _faults
 from surefoot.testing.faults import (
+    ContentFilter,
     FaultServer,
     Hang,
     Match,
@@ -36,6 +37,10 @@ from surefoot.testing.faults import (
 
 OPENAI = "/v1/chat/completions"
 ANTHROPIC = "/v1/messages"
+
+
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def status_of(srv: FaultServer, path: str = OPENAI, model: str = "gpt-test", **extra: Any) -> int:
@@ -133,6 +138,8 @@ rules:
     fault: stream_error
   - fault: {type: hang, after_events: 3}
     match: {stream: true, times: 1}
+  - fault: {type: content_filter, mode: error}
+    match: {model: filtered}
 """
 
 
@@ -150,6 +157,7 @@ def test_yaml_scenario_loads() -> None:
         StreamError(), Match(model="agent-*", probability=0.5, start=1, end=2)
     )
     assert sc.rules[2] == Rule(Hang(after_events=3), Match(stream=True, times=1))
+    assert sc.rules[3] == Rule(ContentFilter(mode="error"), Match(model="filtered"))
 
 
 def test_yaml_scenario_drives_a_server(tmp_path: Path) -> None:
@@ -162,8 +170,12 @@ def test_yaml_scenario_drives_a_server(tmp_path: Path) -> None:
 
 
 BAD = [
-    ("rules:\n  - fault: stauts\n", 2, "unknown fault 'stauts'; allowed: drip, error_in_200"),
-    ("rules:\n  - match: {every: 2}\n    fault:\n      type: statsu\n", 4, "allowed: drip"),
+    ("rules:\n  - fault: stauts\n", 2,
+     "unknown fault 'stauts'; allowed: content_filter, drip, error_in_200"),
+    ("rules:\n  - match: {every: 2}\n    fault:\n      type: statsu\n", 4,
+     "allowed: content_filter, drip"),
+    ("rules:\n  - fault: {type: content_filter, mode: refusal}\n", 2,
+     "`mode` must be one of finish_reason, error"),
     ("rules:\n  - fault: {type: status, status: abc}\n", 2, "`status` must be an integer"),
     ("rules:\n  - fault: {type: status, status: 200}\n", 2, "must be an error"),
     ("rules:\n  -\n    fault: {type: reset, at: middle}\n", 3,
@@ -213,7 +225,7 @@ def test_cli_bad_scenario_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[s
     args = parse(["faults", "serve", "--scenario", str(path)])
     assert args.handler(args) == 2
     err = capsys.readouterr().err
-    assert "line 2" in err and "allowed: drip" in err and "Traceback" not in err
+    assert "line 2" in err and "allowed: content_filter, drip" in err and "Traceback" not in err
     args = parse(["faults", "proxy", "--upstream", "http://x", "--scenario", str(path)])
     assert args.handler(args) == 2
     args = parse(["faults", "serve", "--scenario", str(tmp_path / "missing.yaml")])
@@ -253,6 +265,9 @@ def test_cli_serve_until_ctrl_c(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # A shell runs background jobs with SIGINT ignored, and a child inherits that: give
+        # the child the default disposition, so Python installs its Ctrl-C handler.
+        preexec_fn=_sigint_default,
     )
     try:
         assert proc.stdout is not None

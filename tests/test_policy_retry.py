@@ -223,6 +223,19 @@ def test_error_max_retry_attempts_caps_within_retries() -> None:
     assert not RetryPolicy(retries=1).decide(rl, 1, 0.0).retry
 
 
+def test_respect_error_attempts_off_makes_retries_the_one_budget() -> None:
+    p = RetryPolicy(retries=4, random=lambda: 0.0, respect_error_attempts=False)
+    reset = surefoot.ConnectionFailedError("connection reset")
+    assert reset.retryable and reset.max_retry_attempts < 4  # its own cap is lower
+    assert [p.decide(reset, n, 0.0).retry for n in range(5)] == [True] * 4 + [False]
+    assert p.decide(reset, 4, 0.0).reason == "retries exhausted (4)"
+    assert not RetryPolicy(retries=4).decide(reset, reset.max_retry_attempts, 0.0).retry
+    # it never turns a failure that is not retryable into a retry
+    assert not p.decide(surefoot.AuthError("no"), 0, 0.0).retry
+    with pytest.raises(ValueError, match="respect_error_attempts must be a bool"):
+        RetryPolicy(respect_error_attempts=1)  # type: ignore[arg-type]
+
+
 def test_server_hint_is_honoured_exactly_not_capped() -> None:
     p = RetryPolicy(retries=3, max_delay=8.0, random=lambda: 0.9)
     d = p.decide(surefoot.RateLimitError("x", retry_after=30.0), 0, 0.0)

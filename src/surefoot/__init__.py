@@ -31,6 +31,7 @@ from surefoot.errors import (
     ConnectionFailedError,
     ContractViolationError,
     ErrorContext,
+    FallbackFailedError,
     KnowledgeNotReadyError,
     KnowledgeProblem,
     LLMCapabilityError,
@@ -41,6 +42,7 @@ from surefoot.errors import (
     PermissionDeniedError,
     RateLimitError,
     RunTimeoutError,
+    SecurityError,
     SurefootError,
     TaskCompleteError,
     TaskStoppedError,
@@ -66,6 +68,7 @@ from surefoot.policy import (
 from surefoot.problem import ProblemDetails, ProblemDetailsError, ProblemItem
 
 if TYPE_CHECKING:
+    from surefoot.agent import Agent, action, fallback
     from surefoot.llm import (
         AsyncLLMClient,
         LLMClient,
@@ -85,6 +88,7 @@ if TYPE_CHECKING:
         tool_from_function,
     )
 
+_LAZY_AGENT = {"Agent", "action", "fallback"}
 _LAZY = {
     "AsyncLLMClient",
     "LLMClient",
@@ -106,6 +110,12 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name in _LAZY_AGENT:
+        from surefoot import agent
+
+        value = getattr(agent, name)
+        globals()[name] = value
+        return value
     if name in _LAZY:
         from surefoot import llm
 
@@ -116,12 +126,13 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY)
+    return sorted(set(globals()) | _LAZY | _LAZY_AGENT)
 
 
 __all__ = [
     "ActionCategory",
     "ActionExecutionError",
+    "Agent",
     "ApprovalRequiredError",
     "AsyncLLMClient",
     "AttemptRecord",
@@ -137,6 +148,7 @@ __all__ = [
     "Decision",
     "ErrorContext",
     "ErrorInfo",
+    "FallbackFailedError",
     "Guard",
     "GuardHooks",
     "Kind",
@@ -165,6 +177,7 @@ __all__ = [
     "RunRecord",
     "RunResult",
     "RunTimeoutError",
+    "SecurityError",
     "SurefootError",
     "Suspend",
     "SystemClock",
@@ -182,12 +195,14 @@ __all__ = [
     "ValidationError",
     "WaitFor",
     "__version__",
+    "action",
     "catalog",
     "classify",
     "classify_event",
     "classify_exception",
     "current_deadline",
     "deadline",
+    "fallback",
     "inspect_response",
     "kind_of",
     "parse_ratelimit_headers",

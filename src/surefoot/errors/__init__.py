@@ -20,6 +20,8 @@
           ├── ApprovalRequiredError       action, reason (never wrapped)
           ├── TaskCompleteError           result (ends a run loop cleanly)
           ├── ActionExecutionError        action_name, action_type, category: ActionCategory
+          │    └── FallbackFailedError    original, fallback_error, fallback_name
+          ├── SecurityError               action (a permission check refused; never wrapped)
           ├── AuthError                   401
           │    └── PermissionDeniedError  403
           ├── BusinessError               another 4xx: a business rule
@@ -34,8 +36,10 @@ from surefoot.errors._agent import (
     ActionExecutionError,
     ApprovalRequiredError,
     ContractViolationError,
+    FallbackFailedError,
     KnowledgeNotReadyError,
     KnowledgeProblem,
+    SecurityError,
     TaskCompleteError,
     ValidationError,
 )
@@ -75,6 +79,7 @@ __all__ = [
     "ConnectionFailedError",
     "ContractViolationError",
     "ErrorContext",
+    "FallbackFailedError",
     "KnowledgeNotReadyError",
     "KnowledgeProblem",
     "LLMCapabilityError",
@@ -85,6 +90,7 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitError",
     "RunTimeoutError",
+    "SecurityError",
     "SurefootError",
     "TaskCompleteError",
     "TaskStoppedError",
@@ -113,6 +119,8 @@ ERROR_CLASSES: tuple[type[SurefootError], ...] = (
     ApprovalRequiredError,
     TaskCompleteError,
     ActionExecutionError,
+    FallbackFailedError,
+    SecurityError,
     AuthError,
     PermissionDeniedError,
     BusinessError,

@@ -13,8 +13,10 @@ __all__ = [
     "ActionExecutionError",
     "ApprovalRequiredError",
     "ContractViolationError",
+    "FallbackFailedError",
     "KnowledgeNotReadyError",
     "KnowledgeProblem",
+    "SecurityError",
     "TaskCompleteError",
     "ValidationError",
 ]
@@ -192,3 +194,65 @@ class ActionExecutionError(SurefootError):
             ("type", self.action_type),
             ("category", self.category.value),
         ]
+
+
+class SecurityError(SurefootError):
+    """A permission check refused an action. Never wrapped: it reaches the caller as it is.
+
+    Raise it from ``agent.permission_check`` (a ``PermissionError`` raised there passes
+    through unwrapped too) or from inside an action.
+    """
+
+    default_code = "AUTHORIZATION_FAILED"
+    default_kind = "permission_denied"
+
+    def __init__(self, message: str = "", *, action: str | None = None, **kwargs: Any) -> None:
+        if not message:
+            message = f"action {action!r} is not permitted"
+        super().__init__(message, **kwargs)
+        self.action = action
+
+    def _detail_fields(self) -> list[tuple[str, object]]:
+        return [("action", self.action)]
+
+
+class FallbackFailedError(ActionExecutionError):
+    """An action failed, then its fallback failed too: both failures are reported.
+
+    ``action_name``/``action_type`` name the action that was called; ``category`` (and so
+    ``retryable``) is the fallback's failure category, the last thing that went wrong.
+    ``original`` is the action's own :class:`~surefoot.ActionExecutionError` (also this error's
+    ``__context__``); ``fallback_error`` is the fallback's (also its ``__cause__``), and
+    ``detailed_message`` mentions both.
+    """
+
+    def __init__(
+        self,
+        *,
+        original: ActionExecutionError,
+        fallback_error: ActionExecutionError,
+        fallback_name: str,
+    ) -> None:
+        super().__init__(
+            f"action {original.action_name!r} failed ({original.category.value}) and its "
+            f"fallback {fallback_name!r} failed too ({fallback_error.category.value})",
+            action_name=original.action_name,
+            action_type=original.action_type,
+            category=fallback_error.category,
+        )
+        self.original = original
+        self.fallback_error = fallback_error
+        self.fallback_name = fallback_name
+        self.__cause__ = fallback_error
+        self.__context__ = original
+
+    @property
+    def detailed_message(self) -> str:
+        """Both failures on one line: the action's, then the fallback's."""
+        return (
+            f"{self.original.detailed_message}; then fallback {self.fallback_name!r} failed: "
+            f"{self.fallback_error.detailed_message}"
+        )
+
+    def _detail_fields(self) -> list[tuple[str, object]]:
+        return [*super()._detail_fields(), ("fallback", self.fallback_name)]

@@ -12,7 +12,14 @@ from surefoot.errors import SurefootError, error_code_for
 from surefoot.policy._types import Decision
 from surefoot.stores._base import BreakerState
 
-__all__ = ["AttemptRecord", "GuardHooks", "RunRecord", "attach_attempts", "describe"]
+__all__ = [
+    "AttemptRecord",
+    "GuardHooks",
+    "RunRecord",
+    "attach_attempts",
+    "describe",
+    "failure_fields",
+]
 
 _log = logging.getLogger("surefoot.guard")
 
@@ -30,6 +37,8 @@ class AttemptRecord:
     - ``status``: the HTTP status of a completed non-2xx response, when there was one.
     - ``started`` / ``ended``: clock readings; ``started`` is ``None`` for a first attempt that
       ran on the unrecorded fast path (:meth:`Guard.call` does not read the clock before it).
+    - ``model``: the model the attempt called, when there is one (the LLM client fills it in;
+      a plain guarded call leaves it ``None``).
     """
 
     attempt: int
@@ -41,6 +50,7 @@ class AttemptRecord:
     status: int | None
     started: float | None
     ended: float
+    model: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -64,6 +74,13 @@ class RunRecord:
         return sum(a.wait for a in self.attempts)
 
 
+def failure_fields(error: BaseException) -> tuple[str, str | None, str | None, int | None]:
+    """``(error_code, code, kind, status)`` of a failed attempt's record."""
+    if isinstance(error, SurefootError):
+        return error_code_for(type(error)), error.code, error.kind, error.context.http_status
+    return type(error).__qualname__, None, None, None
+
+
 def describe(
     error: BaseException,
     attempt: int,
@@ -71,22 +88,13 @@ def describe(
     wait: float,
     started: float | None,
     ended: float,
+    *,
+    model: str | None = None,
 ) -> AttemptRecord:
     """The record of a failed attempt."""
-    if isinstance(error, SurefootError):
-        return AttemptRecord(
-            attempt,
-            error_code_for(type(error)),
-            error.code,
-            error.kind,
-            decision,
-            wait,
-            error.context.http_status,
-            started,
-            ended,
-        )
+    error_code, code, kind, status = failure_fields(error)
     return AttemptRecord(
-        attempt, type(error).__qualname__, None, None, decision, wait, None, started, ended
+        attempt, error_code, code, kind, decision, wait, status, started, ended, model
     )
 
 

@@ -18,9 +18,13 @@ order), ``style`` (``"openai"`` chat completions or ``"anthropic"`` messages), `
 ``retry_base`` (0.5 s), ``on_error`` (``ErrorInfo -> Tier``), ``timeout`` (whole run, ``None``),
 ``breaker`` (a :class:`~surefoot.policy.CircuitBreaker` shared by every model, or a dict of
 model name to breaker), ``budget`` (a :class:`~surefoot.policy.RetryBudget`, keyed
-``"style:model"``), ``hooks`` (``on_attempt``, ``on_retry``, ``on_give_up``), transport options
+``"style:model"``), ``hooks`` (``on_attempt``, ``on_retry``, ``on_give_up`` with a
+:class:`ModelAttempt`, itself a :class:`~surefoot.guard.AttemptRecord` naming its ``model``;
+``on_breaker_state_change(name, old, new)`` when a call of the run moved a breaker; a
+:class:`~surefoot.guard.GuardHooks` works), transport options
 (``transport``, ``max_body``, ``read_timeout``, ``connect_timeout``, ``max_connections``), and
-the loop's bounds (``max_turns`` 20, ``stream_attempts`` 5, ``max_tool_errors`` 3,
+the loop's bounds (``max_turns`` 20, ``stream_attempts`` 5 (one budget for the whole stream,
+whatever the failures), ``max_tool_errors`` 3,
 ``max_repeats`` 3, ``max_validation_retries`` 2), ``clock`` and extra ``headers``.
 
 How the pieces fit: a pure generator flow (:mod:`~surefoot.llm._loop`, :mod:`~surefoot.llm._call`,

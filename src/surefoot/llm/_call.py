@@ -7,13 +7,17 @@
    ``context_window`` it exceeds are skipped, and when none is left the call fails with
    ``LLM_CONFIG_CONTEXT_TOO_SMALL`` without sending a request.
 2. Each model is tried in order. Before each attempt its breaker (if any) admits the call; an
-   open circuit moves on to the next model.
+   open circuit moves on to the next model. The attempt's outcome is reported to the breaker
+   (an attempt abandoned by the deadline, a stop or a cancellation reports none, freeing a
+   probe), and each state change it causes goes to ``hooks.on_breaker_state_change``.
 3. Every failure is classified (:mod:`surefoot.llm._classify`) and given to the retry policy.
    A retry spends the retry budget (if any) and waits on the client's clock.
 4. A failure the policy does not retry because it is not retryable (or ``on_error`` said
    ``FAIL``) is raised as is. A retryable failure that exhausted the retries (or whose wait
    would pass the deadline) moves on to the next model. A context-too-long answer moves on to
-   the next model with a larger window; a content-filtered answer to the next model.
+   the next model with a larger window; a content-filtered answer (a ``content_filter``
+   finish, an Anthropic ``refusal``, OpenAI's ``refusal`` field, a provider's filter error)
+   to the next model, never retried on the same one.
 5. When no model is left: ``CONTENT_FILTERED`` if a model filtered the answer, else
    ``LLM_CONFIG_CONTEXT_TOO_SMALL`` if every model said the context was too long, else
    ``LLM_PROVIDERS_UNAVAILABLE`` (retryable), with the last failure as ``__cause__``.
@@ -36,6 +40,7 @@ from surefoot.llm._classify import (
     exception_error,
     http_error,
     response_error,
+    withheld_error,
 )
 from surefoot.llm._ctx import RunCtx, content_filtered, context_too_small, providers_unavailable
 from surefoot.llm._messages import Completion, Message
@@ -45,7 +50,8 @@ from surefoot.llm._stream import StreamProgress, stream_attempt
 from surefoot.llm._tokens import estimate_tokens
 from surefoot.llm._tools import ToolSpec
 from surefoot.llm._wire import WireFormatError
-from surefoot.policy import BoundBudget, Decision
+from surefoot.policy import BoundBudget, CircuitBreaker, Decision
+from surefoot.stores._base import NEUTRAL, BreakerState
 
 __all__ = ["call_model"]
 
@@ -76,23 +82,58 @@ def _post_attempt(
     try:
         obj = json.loads(resp.body)
     except ValueError as exc:
-        return body_error(status, resp.body, provider=provider, model=spec.name, why=str(exc))
+        return body_error(
+            status,
+            resp.body,
+            provider=provider,
+            model=spec.name,
+            why=f"not JSON: {exc}",
+            content_type=resp.headers.get("content-type"),
+        )
     try:
         completion = opts.wire.parse_response(obj)
     except WireFormatError as exc:
         completion, why = None, str(exc)
-    # The fast path: a well-formed answer that stopped normally has no error inside it.
+    # The fast path: a well-formed answer that stopped normally has no error inside it. What
+    # inspect_response could still find there needs no action: an OpenAI refusal is normalized
+    # to the finish reason "refusal" (never clean), bad tool-call arguments are the loop's, and
+    # choices past the first are never read.
     if completion is not None and completion.finish_reason in _CLEAN and "error" not in obj:
         return completion
     err = response_error(obj, provider=provider, model=spec.name)
     # Bad tool-call arguments are the run loop's to send back to the model, not a failure.
+    if err is None and completion is not None:
+        err = withheld_error(completion, provider=provider, model=spec.name)
     if err is not None and err.kind != "malformed_tool_call":
         if err.context.http_status is None:
             err.context.http_status = status
         return err
     if completion is None:
-        return body_error(status, resp.body, provider=provider, model=spec.name, why=why)
+        return body_error(
+            status,
+            resp.body,
+            provider=provider,
+            model=spec.name,
+            why=why,
+            content_type=resp.headers.get("content-type"),
+        )
     return completion
+
+
+def _admit(ctx: RunCtx, breaker: CircuitBreaker) -> int:
+    """A breaker ticket for one attempt (or :class:`CircuitOpenError`); tells the hooks when
+    this attempt is the probe that moved the circuit from open to half-open."""
+    ticket = breaker._admit()
+    if ticket & 1 and ctx.opts.hooks is not None:
+        ctx.breaker_changed(breaker.name, BreakerState.OPEN, BreakerState.HALF_OPEN)
+    return ticket
+
+
+def _report(ctx: RunCtx, breaker: CircuitBreaker, ticket: int, error: BaseException | None) -> None:
+    """The attempt's outcome to the breaker; a state change it causes to the hooks."""
+    tr = breaker._record(ticket, error)
+    if tr is not None and ctx.opts.hooks is not None:
+        ctx.breaker_changed(breaker.name, tr[0], tr[1])
 
 
 def _spend(ctx: RunCtx, key: str) -> bool:
@@ -164,31 +205,38 @@ def call_model(
         while True:
             ctx.check()
             started = ctx.now() if opts.hooks is not None or ctx.deadline is not None else None
-            permit = None
+            ticket = -1
             if breaker is not None:
                 try:
-                    permit = breaker.acquire()
+                    ticket = _admit(ctx, breaker)
                 except CircuitOpenError as exc:
                     ctx.record(spec.name, attempt, exc, None, "fallback", reason="circuit open")
                     last, only_too_long = exc, False
                     break
             outcome: Completion | SurefootError
-            if progress is not None:
-                if progress.emitted == 0 and attempt > 0:
-                    progress = StreamProgress(wire.new_stream_state())
-                outcome = yield from stream_attempt(ctx, spec, headers, body, progress)
-            else:
-                outcome = yield from _post_attempt(ctx, spec, headers, body)
+            try:
+                if progress is not None:
+                    if progress.emitted == 0 and attempt > 0:
+                        progress = StreamProgress(wire.new_stream_state())
+                    outcome = yield from stream_attempt(ctx, spec, headers, body, progress)
+                else:
+                    outcome = yield from _post_attempt(ctx, spec, headers, body)
+            except BaseException:
+                # The deadline, a stop, a cancellation or a closed stream: no outcome for the
+                # breaker, and a probe reservation is freed for the next caller.
+                if breaker is not None and ticket >= 0:
+                    breaker._record_outcome(ticket, NEUTRAL)
+                raise
             if isinstance(outcome, Completion):
-                if permit is not None:
-                    permit.success()
+                if breaker is not None:
+                    _report(ctx, breaker, ticket, None)
                 _refill(ctx, budget_key)
                 if opts.hooks is not None or ctx.attempts:
                     ctx.record(spec.name, attempt, None, None, "ok", started=started)
                 return outcome, spec
             err = ctx.error_context(outcome, attempt=attempt)
-            if permit is not None:
-                permit.failure(err)
+            if breaker is not None:
+                _report(ctx, breaker, ticket, err)
             if progress is not None and progress.emitted:
                 # After the first delta: resume with Last-Event-ID, or raise (never fall back).
                 err.context.last_event_id = progress.last_id or None

@@ -1,7 +1,8 @@
 """The client's one door to :mod:`surefoot.classify`: every failure becomes a typed error here.
 
-Also the client's own outcomes: responses that are not JSON, bodies over ``max_body``, streams
-that end without their final event. Nothing raw leaves this module.
+Also the client's own outcomes: responses that are not JSON (or of the wrong content type,
+like a proxy's HTML page), bodies over ``max_body``, streams that end without their final
+event, answers the model withheld (OpenAI's ``refusal`` field). Nothing raw leaves this module.
 """
 
 from __future__ import annotations
@@ -19,15 +20,22 @@ from surefoot.errors import (
     SurefootError,
 )
 from surefoot.http import BodyTooLargeError
+from surefoot.llm._messages import Completion
 
 __all__ = [
+    "WITHHELD",
     "body_error",
     "event_error",
     "exception_error",
     "http_error",
     "response_error",
+    "not_a_stream",
     "truncated_stream",
+    "withheld_error",
 ]
+
+#: Normalized finish reasons of an answer the model withheld: never an acceptable answer.
+WITHHELD = frozenset(("content_filter", "refusal"))
 
 
 def http_error(
@@ -69,15 +77,80 @@ def exception_error(exc: BaseException, *, provider: str, model: str) -> Surefoo
     return err
 
 
-def body_error(status: int, body: bytes, *, provider: str, model: str, why: str) -> SurefootError:
-    """A 2xx whose body is not a completion: truncated or not JSON (retryable)."""
+def body_error(
+    status: int,
+    body: bytes,
+    *,
+    provider: str,
+    model: str,
+    why: str,
+    content_type: str | None = None,
+) -> SurefootError:
+    """A 2xx whose body is not a completion: truncated, not JSON, or of the wrong content type
+    such as a proxy's HTML page (retryable: a proxy or a load balancer in the way, bounded by
+    the retries)."""
     snippet = body[:120].decode("utf-8", "replace")
-    return ConnectionFailedError(
-        f"the {status} response from {provider} model {model!r} is not a completion ({why}): "
-        f"{snippet!r}",
+    ctype = f", content-type {content_type!r}" if content_type else ""
+    err = ConnectionFailedError(
+        f"the {status} response from {provider} model {model!r} is not a completion "
+        f"({why}{ctype}): {snippet!r}",
         context=ErrorContext(http_status=status),
         code="SERVICE_UNAVAILABLE",
     )
+    if content_type:
+        err.context.metadata["content_type"] = content_type[:100]
+    return err
+
+
+def not_a_stream(
+    status: int, content_type: str, body: bytes, *, provider: str, model: str
+) -> SurefootError:
+    """A 2xx answer to a streamed request that is no event stream: the error a JSON body
+    carries, else a retryable :func:`body_error` naming the content type."""
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        obj = None
+    if obj is not None:
+        err = response_error(obj, provider=provider, model=model)
+        if err is not None and err.kind != "malformed_tool_call":
+            if err.context.http_status is None:
+                err.context.http_status = status
+            err.context.metadata["in_stream"] = True
+            return err
+    err = body_error(
+        status,
+        body,
+        provider=provider,
+        model=model,
+        why="expected text/event-stream",
+        content_type=content_type,
+    )
+    err.context.metadata["in_stream"] = True
+    return err
+
+
+def withheld_error(completion: Completion, *, provider: str, model: str) -> SurefootError | None:
+    """The content-filtered error of an answer the model withheld (finish reason
+    ``content_filter`` or ``refusal``, including OpenAI's ``refusal`` field with a ``stop``
+    finish reason, which :func:`surefoot.classify.inspect_response` does not read), or ``None``.
+    """
+    reason = completion.finish_reason
+    if reason not in WITHHELD:
+        return None
+    raw = completion.raw_finish_reason or reason
+    why = "refused to answer" if reason == "refusal" else "had its answer filtered"
+    err = LLMError(
+        f"{provider} model {model!r} {why} (finish reason {raw!r})",
+        error_type=LLMErrorType.CONTENT_FILTERED,
+        model=model,
+        provider=provider,
+        retryable=False,
+    )
+    meta = err.context.metadata
+    meta["provider"] = provider
+    meta["provider_code"] = "refusal" if completion.refusal else raw
+    return err
 
 
 def response_error(obj: Any, *, provider: str, model: str) -> SurefootError | None:

@@ -28,7 +28,7 @@ from surefoot.errors import (
     SurefootError,
     TaskStoppedError,
 )
-from surefoot.guard._records import AttemptRecord, describe
+from surefoot.guard._records import failure_fields
 from surefoot.llm._options import Options
 from surefoot.llm._result import ModelAttempt
 from surefoot.policy import Decision
@@ -125,10 +125,25 @@ class RunCtx:
         """Record one attempt and tell the hooks (``on_attempt``, then ``on_retry``)."""
         ended = self.now()
         if error is None:
-            rec = AttemptRecord(attempt, None, None, None, None, 0.0, None, started, ended)
+            error_code = code = kind = None
+            status = None
         else:
-            rec = describe(error, attempt, decision, wait, started, ended)
-        item = ModelAttempt(model, rec, outcome, reason, self.turn)
+            error_code, code, kind, status = failure_fields(error)
+        item = ModelAttempt(
+            attempt,
+            error_code,
+            code,
+            kind,
+            decision,
+            wait,
+            status,
+            started,
+            ended,
+            model=model,
+            outcome=outcome,
+            reason=reason,
+            turn=self.turn,
+        )
         self.attempts.append(item)
         hooks = self.opts.hooks
         if hooks is not None:
@@ -136,6 +151,13 @@ class RunCtx:
             if outcome in ("retry", "reconnect"):
                 _call_hook(hooks, "on_retry", item)
         return item
+
+    def breaker_changed(self, name: str, old: object, new: object) -> None:
+        """Tell the hooks (``on_breaker_state_change(name, old, new)``) that this run's call
+        moved the breaker ``name`` from state ``old`` to ``new``."""
+        hooks = self.opts.hooks
+        if hooks is not None:
+            _call_hook(hooks, "on_breaker_state_change", name, old, new)
 
     def give_up(self, error: BaseException) -> None:
         """Tell the hooks the run fails with ``error``; attach the attempts to it."""

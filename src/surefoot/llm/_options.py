@@ -166,10 +166,13 @@ class Options:
         self.policy = RetryPolicy(
             retries=_count("retries", retries, 0), retry_base=retry_base, on_error=on_error
         )
+        # One attempt budget covers the whole stream, whatever the failures
+        # (002_86810f19ca361bb9.txt): an error's own max_retry_attempts does not cap it.
         self.stream_policy = RetryPolicy(
             retries=_count("stream_attempts", stream_attempts, 1) - 1,
             retry_base=retry_base,
             on_error=on_error,
+            respect_error_attempts=False,
         )
         self.timeout = check_timeout("timeout", timeout)
         self.read_timeout = check_timeout("read_timeout", read_timeout)

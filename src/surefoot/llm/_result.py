@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from surefoot.guard._records import AttemptRecord
 from surefoot.llm._messages import Message, ToolCall, Usage
-from surefoot.policy import Decision
 
 __all__ = [
     "ModelAttempt",
@@ -56,61 +55,29 @@ class Pending:
     data: Any = None
 
 
-@dataclass(frozen=True, slots=True)
-class ModelAttempt:
-    """One model call attempt, as recorded in :attr:`RunResult.attempts`: the model it went
-    to and the guard's :class:`~surefoot.guard.AttemptRecord` (whose fields it also exposes).
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelAttempt(AttemptRecord):
+    """One model call attempt, as recorded in :attr:`RunResult.attempts`: an
+    :class:`~surefoot.guard.AttemptRecord` (``attempt``, ``error_code``, ``code``, ``kind``,
+    ``decision``, ``wait``, ``status``, ``started``, ``ended``, ``ok``) whose ``model`` is the
+    model the attempt went to, plus what the client did next.
 
-    ``outcome`` is what the client did next: ``"ok"``, ``"retry"``, ``"fail"``, ``"fallback"``
-    (moved on to the next model) or ``"reconnect"`` (resumed a stream with Last-Event-ID);
-    ``reason`` says why in words. Never holds a secret.
+    ``outcome`` is ``"ok"``, ``"retry"``, ``"fail"``, ``"fallback"`` (moved on to the next
+    model) or ``"reconnect"`` (resumed a stream with Last-Event-ID); ``reason`` says why in
+    words; ``turn`` is the zero-based model turn of the run. Never holds a secret. Hooks typed
+    for the guard's records (:class:`~surefoot.guard.GuardHooks`) accept it as is.
     """
 
     model: str
-    record: AttemptRecord
     outcome: str
     reason: str = ""
     turn: int = 0
 
     @property
-    def attempt(self) -> int:
-        return self.record.attempt
-
-    @property
-    def error_code(self) -> str | None:
-        return self.record.error_code
-
-    @property
-    def code(self) -> str | None:
-        return self.record.code
-
-    @property
-    def kind(self) -> str | None:
-        return self.record.kind
-
-    @property
-    def decision(self) -> Decision | None:
-        return self.record.decision
-
-    @property
-    def wait(self) -> float:
-        return self.record.wait
-
-    @property
-    def status(self) -> int | None:
-        return self.record.status
-
-    @property
-    def started(self) -> float | None:
-        return self.record.started
-
-    @property
-    def ended(self) -> float:
-        return self.record.ended
-
-    @property
-    def ok(self) -> bool:
-        return self.record.error_code is None
+    def record(self) -> AttemptRecord:
+        """The attempt's :class:`~surefoot.guard.AttemptRecord`: this object itself (kept for
+        code written when a ``ModelAttempt`` wrapped a record)."""
+        return self
 
 
 @dataclass(slots=True)

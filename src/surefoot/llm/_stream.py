@@ -16,7 +16,14 @@ from collections.abc import Generator
 from typing import Any
 
 from surefoot.errors import ConnectionFailedError, SurefootError
-from surefoot.llm._classify import event_error, exception_error, http_error, truncated_stream
+from surefoot.llm._classify import (
+    event_error,
+    exception_error,
+    http_error,
+    not_a_stream,
+    truncated_stream,
+    withheld_error,
+)
 from surefoot.llm._ctx import RunCtx
 from surefoot.llm._messages import Completion
 from surefoot.llm._ops import CLOSE, DeadlineHit, Emit, Op, Open, Read, ReadAll
@@ -81,6 +88,19 @@ def stream_attempt(
         return http_error(
             status, resp_headers, data, provider=provider, model=model, in_stream=True
         )
+    ctype = resp_headers.get("content-type", "")
+    if _not_sse(ctype):
+        # A proxy's HTML page, or a JSON body (an error object, or a server that ignored
+        # "stream": true): never decoded as SSE, where it would look like an empty stream.
+        try:
+            data = yield ReadAll(ctx.left())
+        except DeadlineHit as exc:
+            raise ctx.timed_out(exc) from exc
+        except Exception:
+            data = b""
+        yield CLOSE
+        err = not_a_stream(status, ctype, data, provider=provider, model=model)
+        return _with_status(err, status)
     decoder = SSEDecoder()
     state = progress.state
     seen = progress.seen_ids
@@ -129,9 +149,23 @@ def stream_attempt(
             for d in deltas:
                 if type(d) is StreamEnd:
                     yield CLOSE
+                    withheld = withheld_error(d.completion, provider=provider, model=model)
+                    if withheld is not None:  # an OpenAI refusal: a final outcome, like an event
+                        progress.final_error = progress.emitted > 0
+                        withheld.context.metadata["in_stream"] = True
+                        return _with_status(withheld, status)
                     return d.completion
                 progress.emitted += 1
                 yield Emit(d)
+
+
+def _not_sse(content_type: str) -> bool:
+    """A content type that is surely no event stream (HTML, JSON, XML); a missing or
+    unusual one (``text/plain``...) is decoded as SSE, leniently."""
+    ct = content_type.lower()
+    if not ct or "event-stream" in ct:
+        return False
+    return "html" in ct or "json" in ct or "xml" in ct
 
 
 def _with_status(err: SurefootError, status: int) -> SurefootError:

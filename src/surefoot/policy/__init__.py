@@ -26,6 +26,7 @@ from surefoot.policy._hints import (
     parse_retry_after_ms,
     server_hint,
 )
+from surefoot.policy._ratelimiter import MemoryRateStore, SharedRateLimiter
 from surefoot.policy._retry import MAX_RETRIES, RetryPolicy, error_info
 from surefoot.policy._types import Decision, ErrorInfo, OnError, Tier
 from surefoot.stores._base import BreakerState
@@ -41,9 +42,11 @@ __all__ = [
     "Decision",
     "ErrorInfo",
     "OnError",
+    "MemoryRateStore",
     "Permit",
     "RetryBudget",
     "RetryPolicy",
+    "SharedRateLimiter",
     "Tier",
     "Translator",
     "backoff_ceiling",

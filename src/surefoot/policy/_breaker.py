@@ -17,7 +17,9 @@ Ratio mode (``mode="ratio"``): the circuit opens when, over the last ``window`` 
 ``failure_ratio`` (Polly's and resilience4j's sliding time window).
 
 State lives in a :class:`~surefoot.stores.BreakerStore` (in memory by default); no lock is held
-while the guarded call runs, and every transition is one atomic store operation.
+while the guarded call runs, and every transition is one atomic store operation. Pass
+``store="redis://host:6379/0"``, a redis-py client or a :class:`surefoot.stores.RedisStore` to
+share the breaker with every process using the same Redis, namespace and ``name``.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from surefoot.stores._base import (
     Transition,
 )
 from surefoot.stores._memory import MemoryStore
+from surefoot.stores._resolve import resolve_store
 
 __all__ = ["BreakerListener", "CircuitBreaker", "Permit"]
 
@@ -134,7 +137,7 @@ class CircuitBreaker:
         failure_threshold: int = 10,
         recovery_timeout: float = 30.0,
         *,
-        store: BreakerStore | None = None,
+        store: BreakerStore | str | Any = None,
         clock: Clock | None = None,
         mode: Literal["consecutive", "ratio"] = "consecutive",
         failure_ratio: float = 0.5,
@@ -169,7 +172,11 @@ class CircuitBreaker:
             window=win,
             minimum_throughput=_positive_int("minimum_throughput", minimum_throughput),
         )
+        if store is not None and not isinstance(store, MemoryStore):
+            store = resolve_store(store)  # a Redis URL or client -> RedisStore
         self.store: BreakerStore = store if store is not None else MemoryStore()
+        #: The store's async methods (``aadmit``...), used by :meth:`acall` when it has them.
+        self._astore: Any = self.store if hasattr(self.store, "aadmit") else None
         self.clock: Clock = clock if clock is not None else SYSTEM_CLOCK
         self._counts = counts if counts is not None else breaker_counts
         self._listeners: list[BreakerListener] = (
@@ -205,17 +212,18 @@ class CircuitBreaker:
 
     def _record(self, ticket: int, error: BaseException | None) -> Transition | None:
         """Record a success (``error is None``) or a failure; returns the transition, if any."""
+        return self._record_outcome(ticket, self._outcome(error))
+
+    def _outcome(self, error: BaseException | None) -> int:
         if error is None:
-            outcome = SUCCESS
-        elif isinstance(error, CANCELLATION):
-            outcome = NEUTRAL
-        else:
-            try:
-                outcome = FAILURE if self._counts(error) else NEUTRAL
-            except Exception:
-                _log.exception("breaker %r: the counts= predicate raised", self.name)
-                outcome = NEUTRAL
-        return self._record_outcome(ticket, outcome)
+            return SUCCESS
+        if isinstance(error, CANCELLATION):
+            return NEUTRAL
+        try:
+            return FAILURE if self._counts(error) else NEUTRAL
+        except Exception:
+            _log.exception("breaker %r: the counts= predicate raised", self.name)
+            return NEUTRAL
 
     def _record_outcome(self, ticket: int, outcome: int) -> Transition | None:
         now = self.clock.now() if (outcome != SUCCESS or self._ratio or ticket & 1) else 0.0
@@ -274,7 +282,10 @@ class CircuitBreaker:
         return result
 
     async def acall(self, fn: Callable[P, Awaitable[R]], /, *args: P.args, **kwargs: P.kwargs) -> R:
-        """``await fn(*args, **kwargs)`` through the breaker."""
+        """``await fn(*args, **kwargs)`` through the breaker (with a store's asyncio client
+        when it has one, e.g. :class:`surefoot.stores.RedisStore`)."""
+        if self._astore is not None:
+            return await self._acall_async_store(fn, *args, **kwargs)
         ticket = self._admit()
         try:
             result = await fn(*args, **kwargs)
@@ -282,6 +293,40 @@ class CircuitBreaker:
             self._record(ticket, exc)
             raise
         self._record(ticket, None)
+        return result
+
+    async def _aadmit(self) -> int:
+        """:meth:`_admit` through the store's async methods."""
+        ticket = self.store.closed_ticket(self.name)
+        if ticket >= 0:
+            return ticket
+        now = self.clock.now()
+        ticket = int(await self._astore.aadmit(self.name, now, self.config))
+        if ticket == REJECTED:
+            snap = await self._astore.asnapshot(self.name, now, self.config)
+            raise CircuitOpenError(name=self.name, retry_after=snap.retry_after)
+        if ticket & 1:
+            self._notify((BreakerState.OPEN, BreakerState.HALF_OPEN))
+        return ticket
+
+    async def _arecord(self, ticket: int, error: BaseException | None) -> Transition | None:
+        """:meth:`_record` through the store's async methods."""
+        outcome = self._outcome(error)
+        tr = await self._astore.arecord(self.name, ticket, outcome, self.clock.now(), self.config)
+        if tr is not None:
+            self._notify(tr)
+        return cast("Transition | None", tr)
+
+    async def _acall_async_store(
+        self, fn: Callable[P, Awaitable[R]], /, *args: P.args, **kwargs: P.kwargs
+    ) -> R:
+        ticket = await self._aadmit()
+        try:
+            result = await fn(*args, **kwargs)
+        except BaseException as exc:
+            await self._arecord(ticket, exc)
+            raise
+        await self._arecord(ticket, None)
         return result
 
     def __call__(self, fn: Callable[P, R]) -> Callable[P, R]:

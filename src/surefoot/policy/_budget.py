@@ -7,15 +7,18 @@ the original error and the attempt record says ``"retry budget exhausted"``. Fir
 never refused; only retries spend. A bucket never goes negative.
 
 Buckets are keyed (e.g. ``"openai:gpt-4o"``): one budget object serves many providers and models.
-Thread-safe through its :class:`~surefoot.stores.BudgetStore`.
+Thread-safe through its :class:`~surefoot.stores.BudgetStore`; ``store="redis://..."`` (or a
+redis-py client, or a :class:`surefoot.stores.RedisStore`) shares the buckets across a fleet.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from surefoot.stores._base import BudgetStore
 from surefoot.stores._memory import MemoryStore
+from surefoot.stores._resolve import resolve_store
 
 __all__ = ["BoundBudget", "RetryBudget"]
 
@@ -44,7 +47,7 @@ class RetryBudget:
         retry_cost: float = 1.0,
         success_refill: float = 0.1,
         *,
-        store: BudgetStore | None = None,
+        store: BudgetStore | str | Any = None,
         default_key: str = "default",
     ) -> None:
         self.capacity = _amount("capacity", capacity, positive=True)
@@ -55,6 +58,8 @@ class RetryBudget:
                 f"retry_cost ({retry_cost!r}) must not exceed capacity ({capacity!r}), "
                 "or no retry could ever be paid for"
             )
+        if store is not None and not isinstance(store, MemoryStore):
+            store = resolve_store(store)  # a Redis URL or client -> RedisStore
         self.store: BudgetStore = store if store is not None else MemoryStore()
         self.default_key = default_key
 

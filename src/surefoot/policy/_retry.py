@@ -9,7 +9,9 @@ The rules, in order:
    call with the *original* error; the decision carries the hook's exception (``hook_error``)
    so the driver can attach it as a note.
 2. A retry is always bounded by ``retries``; a retryable typed error's own
-   ``max_retry_attempts`` (a rate limit's 5, ...) caps it further, never raises it.
+   ``max_retry_attempts`` (a rate limit's 5, ...) caps it further, never raises it, unless
+   ``respect_error_attempts=False``: then ``retries`` alone is the budget, shared by every kind
+   of failure (a stream's one attempt budget, per ``002_86810f19ca361bb9.txt``).
 3. A server hint (``error.retry_after``: Retry-After and kin) is honoured exactly: not capped by
    ``max_delay``, not shortened by the backoff. A hint longer than ``max_hint`` or than the time
    left before the deadline fails at once.
@@ -78,7 +80,10 @@ class RetryPolicy:
     ``retries`` is the number of retries after the first attempt (so at most ``retries + 1``
     attempts); ``retry_base`` the backoff base in seconds; ``max_delay`` caps the backoff (not a
     server hint); ``max_hint`` is the longest server hint honoured; ``on_error`` classifies each
-    failure (``None``: the default classifier); ``random`` returns floats in ``[0, 1)``.
+    failure (``None``: the default classifier); ``random`` returns floats in ``[0, 1)``;
+    ``respect_error_attempts`` (default ``True``) lets a typed error's own
+    ``max_retry_attempts`` cap the retries further; ``False`` makes ``retries`` the one budget
+    every failure shares.
     """
 
     retries: int = 2
@@ -87,6 +92,7 @@ class RetryPolicy:
     max_hint: float = 120.0
     on_error: OnError | None = None
     random: Callable[[], float] = field(default=_random.random, repr=False, compare=False)
+    respect_error_attempts: bool = True
 
     def __post_init__(self) -> None:
         r = self.retries
@@ -103,6 +109,11 @@ class RetryPolicy:
             raise ValueError("on_error must be a callable taking an ErrorInfo, or None")
         if not callable(self.random):
             raise ValueError("random must be a callable returning a float in [0, 1)")
+        if not isinstance(self.respect_error_attempts, bool):
+            raise ValueError(
+                "respect_error_attempts must be a bool, got "
+                f"{type(self.respect_error_attempts).__name__}"
+            )
 
     def classify(self, error: BaseException, attempt: int) -> tuple[Tier, ErrorInfo]:
         """The tier for ``error``; raises whatever the ``on_error`` hook raises."""
@@ -134,7 +145,12 @@ class RetryPolicy:
         if attempt >= self.retries:
             return Decision("fail", 0.0, f"retries exhausted ({self.retries})")
         typed = error if isinstance(error, SurefootError) else None
-        if typed is not None and typed.retryable and attempt >= typed.max_retry_attempts:
+        if (
+            self.respect_error_attempts
+            and typed is not None
+            and typed.retryable
+            and attempt >= typed.max_retry_attempts
+        ):
             return Decision(
                 "fail", 0.0, f"{typed.code} allows at most {typed.max_retry_attempts} retries"
             )

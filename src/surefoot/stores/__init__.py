@@ -1,4 +1,7 @@
-"""Where circuit breaker and retry budget state lives: the store protocols and the memory store."""
+"""Where circuit breaker and retry budget state lives: the store protocols, the memory store, and
+the Redis store shared by a fleet (:class:`RedisStore`, needs ``pip install surefoot[redis]``)."""
+
+from typing import TYPE_CHECKING, Any
 
 from surefoot.stores._base import (
     BreakerConfig,
@@ -9,6 +12,11 @@ from surefoot.stores._base import (
     Transition,
 )
 from surefoot.stores._memory import MemoryStore
+from surefoot.stores._redis_link import StoreEvent, WhenDown
+from surefoot.stores._resolve import resolve_store
+
+if TYPE_CHECKING:
+    from surefoot.stores._redis import RedisStore
 
 __all__ = [
     "BreakerConfig",
@@ -17,5 +25,18 @@ __all__ = [
     "BreakerStore",
     "BudgetStore",
     "MemoryStore",
+    "RedisStore",
+    "StoreEvent",
     "Transition",
+    "WhenDown",
+    "resolve_store",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # RedisStore imports redis-py, an optional dependency: load it on first use only.
+    if name == "RedisStore":
+        from surefoot.stores._redis import RedisStore
+
+        return RedisStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,6 +13,7 @@ from surefoot.testing.faults._base import PortInUseError
 from surefoot.testing.faults._faults import (
     ERROR_KINDS,
     FAULT_TYPES,
+    ContentFilter,
     Drip,
     ErrorIn200,
     Fault,
@@ -37,6 +38,7 @@ __all__ = [
     "ERROR_KINDS",
     "FAULT_TYPES",
     "ChaosProxy",
+    "ContentFilter",
     "Drip",
     "ErrorIn200",
     "Fault",

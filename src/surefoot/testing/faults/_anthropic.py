@@ -31,10 +31,17 @@ def _dumps(doc: dict[str, Any]) -> str:
     return json.dumps(doc, separators=(",", ":"))
 
 
-def message(reply: Reply, model: str, rid: str) -> dict[str, Any]:
-    """The non-streaming ``message`` object."""
+def _stop(reply: Reply, stop: str | None) -> str:
+    if stop is not None:
+        return stop
+    return "tool_use" if reply.tool_calls else "end_turn"
+
+
+def message(reply: Reply, model: str, rid: str, stop: str | None = None) -> dict[str, Any]:
+    """The non-streaming ``message`` object; ``stop`` overrides the stop reason
+    (``"refusal"``: the text so far, no content block when there is none)."""
     content: list[dict[str, Any]] = []
-    if reply.text or not reply.tool_calls:
+    if reply.text or (not reply.tool_calls and stop != "refusal"):
         content.append({"type": "text", "text": reply.text})
     for i, call in enumerate(reply.tool_calls):
         content.append(
@@ -51,20 +58,21 @@ def message(reply: Reply, model: str, rid: str) -> dict[str, Any]:
         "role": "assistant",
         "model": model,
         "content": content,
-        "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
+        "stop_reason": _stop(reply, stop),
         "stop_sequence": None,
         "usage": {"input_tokens": reply.prompt_tokens, "output_tokens": reply.completion_tokens},
     }
 
 
-def message_events(reply: Reply, model: str, rid: str) -> list[Event]:
-    """The full event stream for ``reply``."""
+def message_events(reply: Reply, model: str, rid: str, stop: str | None = None) -> list[Event]:
+    """The full event stream for ``reply``; ``stop`` overrides the ``message_delta``'s stop
+    reason."""
     start = message(reply, model, rid)
     start.update(content=[], stop_reason=None)
     start["usage"] = {"input_tokens": reply.prompt_tokens, "output_tokens": 1}
     events = [Event(_dumps({"type": "message_start", "message": start}), "message_start")]
     index = 0
-    if reply.text or not reply.tool_calls:
+    if reply.text or (not reply.tool_calls and stop != "refusal"):
         events.append(_block_start(index, {"type": "text", "text": ""}))
         events.append(Event(_dumps({"type": "ping"}), "ping"))
         for piece in split_text(reply.text):
@@ -85,10 +93,9 @@ def message_events(reply: Reply, model: str, rid: str) -> list[Event]:
             events.append(_delta(index, {"type": "input_json_delta", "partial_json": piece}))
         events.append(_block_stop(index))
         index += 1
-    stop = "tool_use" if reply.tool_calls else "end_turn"
     delta = {
         "type": "message_delta",
-        "delta": {"stop_reason": stop, "stop_sequence": None},
+        "delta": {"stop_reason": _stop(reply, stop), "stop_sequence": None},
         "usage": {"output_tokens": reply.completion_tokens},
     }
     events.append(Event(_dumps(delta), "message_delta"))

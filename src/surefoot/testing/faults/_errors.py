@@ -46,6 +46,14 @@ _SPECS: dict[str, ErrorSpec] = {
         400, "invalid_request_error", None, "Invalid request.",
         "invalid_request_error", "Invalid request.",
     ),
+    "content_filter": ErrorSpec(
+        400, "invalid_request_error", "content_filter",
+        "The response was filtered due to the prompt triggering Azure OpenAI's content "
+        "management policy. Please modify your prompt and retry. To learn more about our "
+        "content filtering policies please read our documentation: "
+        "https://go.microsoft.com/fwlink/?linkid=2198766",
+        "invalid_request_error", "Output blocked by content filtering policy",
+    ),
     "context_length": ErrorSpec(
         400, "invalid_request_error", "context_length_exceeded",
         "This model's maximum context length is {window} tokens. However, your messages "
@@ -142,6 +150,23 @@ def error_object(
     """The inner error object (``{"message", "type", "param", "code"}`` / ``{"type", ...}``)."""
     spec = _SPECS[kind]
     if dialect == "openai":
+        if kind == "content_filter":  # Azure OpenAI's shape: no type, the filter's verdict
+            return {
+                "message": _message(spec.openai_message, message, context),
+                "type": None,
+                "param": "prompt",
+                "code": spec.openai_code,
+                "status": 400,
+                "innererror": {
+                    "code": "ResponsibleAIPolicyViolation",
+                    "content_filter_result": {
+                        "hate": {"filtered": False, "severity": "safe"},
+                        "self_harm": {"filtered": False, "severity": "safe"},
+                        "sexual": {"filtered": False, "severity": "safe"},
+                        "violence": {"filtered": True, "severity": "high"},
+                    },
+                },
+            }
         param = (
             "messages" if kind == "context_length" else ("model" if kind == "not_found" else None)
         )

@@ -16,6 +16,7 @@ fault                     effect
 ``Truncate(...)``         a stream that ends without its final event / a short body
 ``StreamError(...)``      an error event in the stream after K deltas
 ``MalformedToolCall``     a tool call whose arguments are not valid JSON
+``ContentFilter(mode)``   the answer withheld by a content filter, as each provider says it
 ``ErrorIn200(...)``       HTTP 200 whose JSON body is the provider's error object
 ``HugeBody(megabytes)``   a valid answer whose text is N MB long
 ``Drip(chunk_bytes, ..)`` the body sent a few bytes at a time, spaced by ``interval``
@@ -31,6 +32,7 @@ from typing import ClassVar, Literal
 __all__ = [
     "ERROR_KINDS",
     "FAULT_TYPES",
+    "ContentFilter",
     "Drip",
     "ErrorIn200",
     "Fault",
@@ -49,6 +51,7 @@ __all__ = [
 ERROR_KINDS = (
     "auth",
     "bad_request",
+    "content_filter",
     "context_length",
     "insufficient_quota",
     "not_found",
@@ -222,6 +225,36 @@ class MalformedToolCall(Fault):
 
 
 @dataclass(frozen=True)
+class ContentFilter(Fault):
+    """The answer is withheld by a content filter, provider-faithfully.
+
+    ``mode="finish_reason"`` (the default): HTTP 200 whose answer stops early. OpenAI:
+    ``finish_reason: "content_filter"`` with ``text``, what was produced before the filter
+    (empty by default; ``content`` is ``null`` then); streamed, the deltas of ``text`` and a
+    ``content_filter`` finish chunk before ``[DONE]``. Anthropic: ``stop_reason: "refusal"``
+    (streamed in the ``message_delta``), as the Messages API reports a refusal by its
+    safety classifiers.
+
+    ``mode="error"``: an HTTP 400 error. OpenAI: Azure OpenAI's filtered-prompt error
+    (``code: "content_filter"``, ``innererror.code: "ResponsibleAIPolicyViolation"``);
+    Anthropic: ``invalid_request_error`` "Output blocked by content filtering policy". A
+    streamed request gets it before any event. ``message`` overrides the error's message.
+    """
+
+    kind: ClassVar[str] = "content_filter"
+    mode: Literal["finish_reason", "error"] = "finish_reason"
+    text: str = ""
+    message: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(
+            self.mode in ("finish_reason", "error"),
+            f"`mode` must be one of finish_reason, error, not {self.mode!r}",
+        )
+
+
+@dataclass(frozen=True)
 class ErrorIn200(Fault):
     """HTTP 200 whose JSON body is the provider's error object."""
 
@@ -272,6 +305,7 @@ FAULT_TYPES: dict[str, type[Fault]] = {
         Truncate,
         StreamError,
         MalformedToolCall,
+        ContentFilter,
         ErrorIn200,
         HugeBody,
         Drip,

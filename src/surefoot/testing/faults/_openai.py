@@ -27,13 +27,21 @@ def _usage(reply: Reply) -> dict[str, int]:
     }
 
 
-def completion(reply: Reply, model: str, rid: str, created: int) -> dict[str, Any]:
-    """The non-streaming ``chat.completion`` object."""
-    message: dict[str, Any] = {
-        "role": "assistant",
-        "content": reply.text if reply.text or not reply.tool_calls else None,
-        "refusal": None,
-    }
+def _finish(reply: Reply, finish: str | None) -> str:
+    if finish is not None:
+        return finish
+    return "tool_calls" if reply.tool_calls else "stop"
+
+
+def completion(
+    reply: Reply, model: str, rid: str, created: int, finish: str | None = None
+) -> dict[str, Any]:
+    """The non-streaming ``chat.completion`` object; ``finish`` overrides the finish reason
+    (``"content_filter"``: the text so far, ``null`` content when there is none)."""
+    content: str | None = reply.text if reply.text or not reply.tool_calls else None
+    if finish == "content_filter" and not reply.text:
+        content = None
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
     if reply.tool_calls:
         message["tool_calls"] = [
             {
@@ -53,7 +61,7 @@ def completion(reply: Reply, model: str, rid: str, created: int) -> dict[str, An
                 "index": 0,
                 "message": message,
                 "logprobs": None,
-                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                "finish_reason": _finish(reply, finish),
             }
         ],
         "usage": _usage(reply),
@@ -62,9 +70,15 @@ def completion(reply: Reply, model: str, rid: str, created: int) -> dict[str, An
 
 
 def completion_events(
-    reply: Reply, model: str, rid: str, created: int, include_usage: bool
+    reply: Reply,
+    model: str,
+    rid: str,
+    created: int,
+    include_usage: bool,
+    finish: str | None = None,
 ) -> list[Event]:
-    """The full stream: role chunk, content/tool-call deltas, finish chunk, usage, ``[DONE]``."""
+    """The full stream: role chunk, content/tool-call deltas, finish chunk, usage, ``[DONE]``;
+    ``finish`` overrides the finish reason of the finish chunk."""
     base: dict[str, Any] = {
         "id": f"chatcmpl-{rid}",
         "object": "chat.completion.chunk",
@@ -96,7 +110,7 @@ def completion_events(
         for start in range(0, len(text), _ARG_SLICE):
             part = {"index": index, "function": {"arguments": text[start : start + _ARG_SLICE]}}
             events.append(Event(chunk({"tool_calls": [part]}), role="delta"))
-    events.append(Event(chunk({}, "tool_calls" if reply.tool_calls else "stop")))
+    events.append(Event(chunk({}, _finish(reply, finish))))
     if include_usage:
         usage_doc = {**base, "choices": [], "usage": _usage(reply)}
         events.append(Event(json.dumps(usage_doc, separators=(",", ":"))))

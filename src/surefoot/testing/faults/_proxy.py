@@ -5,8 +5,8 @@ hop-by-hop ones), body; the answer's status, headers (minus hop-by-hop) and body
 chunk by chunk when the upstream streams. Faults that need no answer (a status, a hang, a
 reset before the headers, latency) never reach the upstream; stream faults (truncation, a
 mid-stream error, a reset or a stall after N events, drip-feed) act on the upstream's real
-events; content faults (a malformed tool call, a huge body) are answered by the scripted
-model locally.
+events; content faults (a malformed tool call, a content filter, a huge body) are answered
+by the scripted model locally.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import aiohttp
 
 from surefoot.testing.faults._errors import Dialect
 from surefoot.testing.faults._faults import (
+    ContentFilter,
     Fault,
     Hang,
     HugeBody,
@@ -161,7 +162,9 @@ class ChaosProxy(InjectingServer):
         if done is not None:
             return done
         doc = record.json
-        if isinstance(fault, MalformedToolCall | HugeBody) and isinstance(doc, dict):
+        if isinstance(fault, MalformedToolCall | HugeBody | ContentFilter) and isinstance(
+            doc, dict
+        ):
             return await self._synth.respond(
                 wire, reader, request, record, dialect, doc, fault, request_id
             )

@@ -1,9 +1,10 @@
 """Carry out a fault on the wire: shared by the fault server and the chaos proxy.
 
 :func:`apply_early` handles what needs no answer body (latency, a hang, a reset before the
-headers, an error status, an error in a 200). :func:`send` writes an :class:`Outgoing`
-answer, a JSON body or a stream of SSE pieces, and applies the faults that act on the body
-(reset mid-body, truncation, a mid-stream error, a stalled stream, drip-feed).
+headers, an error status, an error in a 200, a content filter's error). :func:`send` writes
+an :class:`Outgoing` answer, a JSON body or a stream of SSE pieces, and applies the faults
+that act on the body (reset mid-body, truncation, a mid-stream error, a stalled stream,
+drip-feed).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from surefoot.testing.faults._errors import (
     kind_for_status,
 )
 from surefoot.testing.faults._faults import (
+    ContentFilter,
     Drip,
     ErrorIn200,
     Fault,
@@ -115,6 +117,9 @@ async def apply_early(
         return False
     if isinstance(fault, Status):
         return await send_error(wire, record, dialect, fault, request_id, model=model)
+    if isinstance(fault, ContentFilter) and fault.mode == "error":
+        filtered = Status(400, error="content_filter", message=fault.message)
+        return await send_error(wire, record, dialect, filtered, request_id, model=model)
     error_in_200: ErrorIn200 | None = None
     if isinstance(fault, ErrorIn200):
         error_in_200 = fault

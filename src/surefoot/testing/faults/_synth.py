@@ -2,8 +2,9 @@
 
 :class:`Synthesizer` finds the model, enforces its context window (and, with
 ``strict_models``, answers 404 for unknown models), asks the model for a :class:`Reply`,
-applies the content faults (a malformed tool call, a huge body), renders JSON or SSE events
-with ids, skips the events up to ``Last-Event-ID``, and sends it all through :func:`send`.
+applies the content faults (a malformed tool call, a content filter, a huge body), renders
+JSON or SSE events with ids, skips the events up to ``Last-Event-ID``, and sends it all
+through :func:`send`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ from typing import Any
 
 from surefoot.testing.faults._anthropic import message, message_events
 from surefoot.testing.faults._errors import Dialect
-from surefoot.testing.faults._faults import Fault, HugeBody, MalformedToolCall, Status
+from surefoot.testing.faults._faults import (
+    ContentFilter,
+    Fault,
+    HugeBody,
+    MalformedToolCall,
+    Status,
+)
 from surefoot.testing.faults._http import Request, Wire
 from surefoot.testing.faults._model import Model, Reply, ToolCall, answer, find_model
 from surefoot.testing.faults._openai import completion, completion_events
@@ -40,6 +47,8 @@ def _apply_content_fault(reply: Reply, fault: Fault | None) -> Reply:
     if isinstance(fault, MalformedToolCall):
         call = ToolCall(fault.name, fault.arguments)
         return Reply("", (call,), reply.prompt_tokens, reply.completion_tokens)
+    if isinstance(fault, ContentFilter):  # what the model wrote before the filter stopped it
+        return Reply(fault.text, (), reply.prompt_tokens, len(fault.text.split()))
     if isinstance(fault, HugeBody):
         size = int(fault.megabytes * 1_000_000)
         text = (_HUGE_WORD * (size // len(_HUGE_WORD) + 1))[:size]
@@ -103,13 +112,16 @@ class Synthesizer:
                     wire, record, dialect, too_long, request_id, tokens=needed, window=window
                 )
         reply = _apply_content_fault(reply, fault)
+        finish: str | None = None
+        if isinstance(fault, ContentFilter):
+            finish = "content_filter" if dialect == "openai" else "refusal"
         rid = response_id(request.body)
         id_header = ("x-request-id" if dialect == "openai" else "request-id", request_id)
         if not record.stream:
             if dialect == "openai":
-                obj = completion(reply, name, rid, self.created)
+                obj = completion(reply, name, rid, self.created, finish)
             else:
-                obj = message(reply, name, rid)
+                obj = message(reply, name, rid, finish)
             body = json.dumps(obj, separators=(",", ":")).encode()
             headers = [("content-type", "application/json"), id_header]
             out = Outgoing(200, headers, body=body, dialect=dialect)
@@ -117,9 +129,9 @@ class Synthesizer:
         if dialect == "openai":
             options = doc.get("stream_options")
             usage = isinstance(options, Mapping) and bool(options.get("include_usage"))
-            events = completion_events(reply, name, rid, self.created, usage)
+            events = completion_events(reply, name, rid, self.created, usage, finish)
         else:
-            events = message_events(reply, name, rid)
+            events = message_events(reply, name, rid, finish)
         return await self._stream(wire, reader, record, events, fault, dialect, id_header)
 
     async def _stream(
