@@ -146,3 +146,22 @@ async def test_chat_without_a_client_or_with_the_wrong_one() -> None:
         r = await Agent(llm=sync_client).achat("echo me")  # a sync client runs in a thread
         assert r.text == "echo me"
         sync_client.close()
+
+
+@modes
+async def test_an_action_failing_every_round_keeps_its_category(mode: str) -> None:
+    """After max_tool_errors rounds the chat fails with the action's own category and type
+    (the LLM client keeps an ActionExecutionError's), not the generic INVOCATION/"tool"."""
+    turns = [Turn(tool_calls=[ToolCall("forecast", {"city": f"c{i}"})]) for i in range(6)]
+    async with chat_agent(mode, *turns) as (agent, c, srv):
+
+        @agent.action(type="http")
+        def forecast(city: str) -> str:
+            raise ConnectionResetError(f"weather API reset the connection for {city}")
+
+        with pytest.raises(surefoot.ActionExecutionError) as ei:
+            await c.chat("Weather?")
+        err = ei.value
+        assert err.category is surefoot.ActionCategory.NETWORK and err.action_type == "http"
+        assert err.action_name == "forecast"
+        assert len(srv.requests) == 4  # max_tool_errors=3: the 4th failing round ends the run

@@ -131,6 +131,48 @@ def test_raising_tool_error_goes_back_then_bounded(mode: str, style: str) -> Non
         assert "no station in c0" in json_text(sent)
 
 
+@modes
+@both
+def test_a_failing_tool_keeps_an_action_errors_category(mode: str, style: str) -> None:
+    """A tool whose exception is (or is caused by) an ActionExecutionError: after
+    max_tool_errors rounds the run fails with that error's category and action type, not the
+    generic INVOCATION/"tool"."""
+    action_err = surefoot.ActionExecutionError(
+        "weather API answered 503",
+        action_name="forecast",
+        action_type="http",
+        category=surefoot.ActionCategory.SERVER_ERROR,
+    )
+
+    def direct(city: str) -> str:
+        raise action_err
+
+    def wrapped(city: str) -> str:
+        try:
+            raise action_err
+        except surefoot.ActionExecutionError as exc:
+            raise RuntimeError("the tool gave up") from exc
+
+    def plain(city: str) -> str:
+        raise ValueError("no station")
+
+    cases = [
+        (direct, surefoot.ActionCategory.SERVER_ERROR, "http"),
+        (wrapped, surefoot.ActionCategory.SERVER_ERROR, "http"),
+        (plain, surefoot.ActionCategory.INVOCATION, "tool"),
+    ]
+    for fn, category, action_type in cases:
+        turns = [Turn(tool_calls=[ToolCall(fn.__name__, {"city": f"c{i}"})]) for i in range(5)]
+        with FaultServer(models=[Model("m1", turns=turns)]) as srv:
+            with pytest.raises(surefoot.ActionExecutionError) as ei:
+                Harness(mode, srv, style, max_tool_errors=1).run("x", tools=[fn])
+            err = ei.value
+            assert err is not action_err
+            assert (err.category, err.action_type) == (category, action_type), fn.__name__
+            assert err.action_name == fn.__name__ and not err.retryable
+            assert len(srv.requests) == 2
+
+
 def json_text(obj: Any) -> str:
     import json
 

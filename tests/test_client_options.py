@@ -34,11 +34,29 @@ OK: dict[str, Any] = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
         ({"max_body": 0}, ValueError, "max_body"),
         ({"stream_attempts": 0}, ValueError, "stream_attempts"),
         ({"api_key": 123}, TypeError, "api_key"),
+        ({"max_delay": -1}, ValueError, "max_delay"),
+        ({"max_delay": float("nan")}, ValueError, "max_delay"),
+        ({"max_delay": "8"}, TypeError, "max_delay"),
+        ({"max_hint": -0.5}, ValueError, "max_hint"),
+        ({"max_hint": float("inf")}, ValueError, "max_hint"),
+        ({"max_hint": None}, TypeError, "max_hint"),
+        ({"rate_limiter": object()}, TypeError, "rate_limiter"),
     ],
 )
 def test_constructor_rejects(cls: Any, kwargs: dict[str, Any], exc: type, words: str) -> None:
     with pytest.raises(exc, match=words):
         cls(**{**OK, **kwargs})
+
+
+@pytest.mark.parametrize("cls", [LLMClient, AsyncLLMClient])
+def test_max_delay_and_max_hint_reach_the_retry_policies(cls: Any) -> None:
+    c = cls(**OK)
+    opts = c._opts
+    assert (opts.policy.max_delay, opts.policy.max_hint) == (8.0, 120.0)
+    c = cls(**OK, max_delay=0.25, max_hint=3)
+    opts = c._opts
+    for policy in (opts.policy, opts.stream_policy):
+        assert policy.max_delay == 0.25 and policy.max_hint == 3.0
 
 
 def test_model_spec_checks() -> None:

@@ -84,16 +84,50 @@ def test_retry_after_is_honoured(mode: str, style: str) -> None:
 
 @modes
 @both
-def test_exhausted_retries_raise_providers_unavailable(mode: str, style: str) -> None:
+def test_one_model_surfaces_its_own_final_error(mode: str, style: str) -> None:
+    """A chain of one model: the model's own final error, so `except RateLimitError` fires."""
     with FaultServer(models=[Model("m1", reply="ok")]) as srv:
         srv.enqueue(Status(503), times=10)
         with pytest.raises(LLMError) as ei:
-            Harness(mode, srv, style, retries=2).run("hi")
+            Harness(mode, srv, style, retries=2).run("hi", task_id="t-503")
+        err = ei.value
+        assert err.code != "LLM_PROVIDERS_UNAVAILABLE" and err.retryable
+        assert err.kind in ("server_error", "model_overloaded")
+        assert err.context.http_status == 503 and err.context.task_id == "t-503"
+        assert err.context.attempt == 2
+        assert len(srv.requests) == 3
+    with FaultServer(models=[Model("m1", reply="ok")]) as srv:
+        srv.enqueue(Status(429, retry_after=1), times=10)
+        with pytest.raises(RateLimitError) as ri:
+            Harness(mode, srv, style, retries=1).run("hi")
+        assert ri.value.code == "RATE_LIMIT_EXCEEDED" and ri.value.retry_after == 1
+        assert len(srv.requests) == 2
+
+
+@modes
+@both
+def test_several_models_exhausted_raise_providers_unavailable(mode: str, style: str) -> None:
+    rules = [
+        Rule(fault=Status(503), match=Match(model="a")),
+        Rule(fault=Status(429, retry_after=1), match=Match(model="b")),
+    ]
+    with FaultServer(models=[Model("*", reply="ok")], rules=rules) as srv:
+        with pytest.raises(LLMError) as ei:
+            Harness(mode, srv, style, model=["a", "b"], retries=1).run("hi")
         err = ei.value
         assert err.code == "LLM_PROVIDERS_UNAVAILABLE" and err.retryable
-        assert isinstance(err.__cause__, surefoot.SurefootError)
-        assert err.__cause__.context.http_status == 503
-        assert len(srv.requests) == 3
+        assert isinstance(err.__cause__, RateLimitError)  # the last failure
+        assert err.__cause__.context.http_status == 429
+        causes = err.context.metadata["causes"]
+        assert [c["model"] for c in causes] == ["a", "b"]
+        assert causes[0]["kind"] in ("server_error", "model_overloaded")
+        assert causes[1] == {
+            "model": "b",
+            "error_code": "SUREFOOT-RATELIMIT",
+            "code": "RATE_LIMIT_EXCEEDED",
+            "kind": "rate_limit",
+        }
+        assert len(srv.requests) == 4
 
 
 @modes
@@ -193,9 +227,13 @@ def test_huge_body_is_a_typed_error(mode: str, style: str) -> None:
 def test_context_too_small_sends_nothing(mode: str, style: str) -> None:
     with FaultServer(models=[Model("m1", reply="ok")]) as srv:
         models = [ModelSpec("small", context_window=10), ModelSpec("medium", context_window=20)]
-        with pytest.raises(surefoot.ConfigurationError) as ei:
+        with pytest.raises(LLMError) as ei:
             Harness(mode, srv, style, model=models).run("word " * 200)
+        # The same type as the provider's own context-too-long answer.
+        assert ei.value.error_type is surefoot.LLMErrorType.CONTEXT_TOO_LONG
+        assert ei.value.kind == "context_too_long" and not ei.value.retryable
         assert ei.value.code == "LLM_CONFIG_CONTEXT_TOO_SMALL"
+        assert not isinstance(ei.value, surefoot.ConfigurationError)
         assert srv.requests == []
 
 
@@ -242,10 +280,9 @@ def test_breaker_counts_failures_then_rejects(mode: str) -> None:
     breaker = CircuitBreaker("all", failure_threshold=2)
     with FaultServer(models=[Model("m1", reply="ok")]) as srv:
         srv.enqueue(Status(503), times=10)
-        with pytest.raises(LLMError) as ei:
-            Harness(mode, srv, "openai", retries=5, breaker=breaker).run("hi")
-        assert ei.value.code == "LLM_PROVIDERS_UNAVAILABLE"
-        assert isinstance(ei.value.__cause__, CircuitOpenError)
+        with pytest.raises(CircuitOpenError) as ei:  # one model: its breaker's own error
+            Harness(mode, srv, "openai", retries=5, breaker=breaker).run("hi", task_id="b")
+        assert ei.value.context.task_id == "b" and ei.value.context.attempt == 2
         assert len(srv.requests) == 2
 
 
@@ -266,9 +303,9 @@ def test_breaker_state_changes_reach_the_hooks(mode: str, style: str) -> None:
         with pytest.raises(LLMError):
             h.run("hi")
         assert changes == [("llm", "closed", "open")]
-        with pytest.raises(LLMError) as ei:  # open: rejected without a request
+        with pytest.raises(CircuitOpenError):  # open: rejected without a request
             h.run("hi")
-        assert isinstance(ei.value.__cause__, CircuitOpenError) and len(srv.requests) == 1
+        assert len(srv.requests) == 1
         clock.sleep(10)
         assert h.run("hi").text == "ok"  # the probe
     assert changes == [

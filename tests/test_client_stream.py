@@ -56,10 +56,93 @@ def test_stream_retries_before_first_delta(mode: str, style: str) -> None:
 
 @modes
 @both
-def test_mid_stream_error_event_same_class_as_http_not_retried(mode: str, style: str) -> None:
+def test_mid_stream_overload_resumes_exactly_once(mode: str, style: str) -> None:
+    """An overload error event after 3 deltas (Anthropic `event: error` overloaded_error,
+    OpenAI `data: {"error": ...}`): retryable, and the events carry ids, so the client
+    reconnects with Last-Event-ID, within the same stream attempt budget, losing and repeating
+    nothing."""
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        srv.enqueue(StreamError(after_deltas=3, error="overloaded"))
+        events, exc = Harness(mode, srv, style).stream("hi", task_id="s-1")
+        assert exc is None, repr(exc)
+        assert text_of(events) == REPLY  # nothing lost, nothing repeated
+        first, second = srv.requests
+        assert first.last_event_id is None and second.last_event_id
+        assert first.idempotency_key == second.idempotency_key
+        assert json.loads(first.body) == json.loads(second.body)
+        attempts = events[-1].result.attempts
+        assert [(a.outcome, a.kind) for a in attempts] == [
+            ("reconnect", "model_overloaded"),
+            ("ok", None),
+        ]
+        assert [a.attempt for a in attempts] == [0, 1]
+
+
+@modes
+@both
+def test_mid_stream_retryable_errors_share_the_stream_budget(mode: str, style: str) -> None:
+    """Every reconnect spends the one stream attempt budget; once it is spent the typed error
+    is raised with its stream context, and the caller saw a prefix, never a repeat."""
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        srv.enqueue(StreamError(after_deltas=1, error="server"), times=9)
+        events, exc = Harness(mode, srv, style, stream_attempts=3).stream("hi", task_id="b")
+        assert isinstance(exc, LLMError) and exc.kind == "server_error"
+        assert exc.code != "LLM_PROVIDERS_UNAVAILABLE"
+        text = text_of(events)
+        assert text and REPLY.startswith(text)
+        assert exc.context.attempt == 2 and exc.context.task_id == "b"
+        last_sent = srv.requests[-1].last_event_id
+        assert last_sent and int(exc.context.last_event_id or 0) > int(last_sent)
+        assert len(srv.requests) == 3
+        assert all(r.last_event_id for r in srv.requests[1:])
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        srv.enqueue(StreamError(after_deltas=2, error="overloaded"), times=2)
+        events, exc = Harness(mode, srv, style).stream("hi")
+        assert exc is None and text_of(events) == REPLY
+        outcomes = [a.outcome for a in events[-1].result.attempts]
+        assert outcomes == ["reconnect", "reconnect", "ok"]
+
+
+@modes
+@both
+def test_an_open_breaker_after_the_first_delta_never_falls_back(mode: str, style: str) -> None:
+    """The overload opens model a's breaker; the reconnect is rejected. Moving on to model b
+    would replay the answer from its start, so the CircuitOpenError is raised instead."""
+    breaker = surefoot.CircuitBreaker("a", failure_threshold=1)
+    with FaultServer(models=[Model("*", reply=REPLY)]) as srv:
+        srv.enqueue(StreamError(after_deltas=3, error="overloaded"))
+        h = Harness(mode, srv, style, model=["a", "b"], breaker={"a": breaker})
+        events, exc = h.stream("hi")
+        assert isinstance(exc, surefoot.CircuitOpenError), repr(exc)
+        assert exc.context.last_event_id
+        assert REPLY.startswith(text_of(events)) and text_of(events)
+        assert [r.model for r in srv.requests] == ["a"]
+
+
+@modes
+@both
+@pytest.mark.parametrize("error", ["content_filter", "bad_request", "context_length"])
+def test_final_mid_stream_error_event_is_not_retried(mode: str, style: str, error: str) -> None:
+    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+        srv.enqueue(StreamError(after_deltas=2, error=error))
+        events, exc = Harness(mode, srv, style).stream("hi", task_id="f")
+        assert isinstance(exc, LLMError) and not exc.retryable
+        assert exc.code != "LLM_PROVIDERS_UNAVAILABLE"
+        assert text_of(events) == "one two "[: len(text_of(events))]
+        ctx = exc.context
+        assert ctx.operation == "stream" and ctx.task_id == "f" and ctx.attempt == 0
+        assert ctx.last_event_id
+        attempts = exc.attempts  # type: ignore[attr-defined]
+        assert [(a.outcome, a.reason) for a in attempts] == [("fail", "final error event")]
+        assert len(srv.requests) == 1
+
+
+@modes
+@both
+def test_mid_stream_error_event_same_class_as_http(mode: str, style: str) -> None:
     with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
         srv.enqueue(StreamError(after_deltas=2, error="overloaded"))
-        events, exc = Harness(mode, srv, style).stream("hi", task_id="s-1")
+        events, exc = Harness(mode, srv, style, stream_attempts=1).stream("hi", task_id="s-1")
         assert isinstance(exc, LLMError) and exc.kind == "model_overloaded"
         assert text_of(events) == "one two "[: len(text_of(events))]
         ctx = exc.context
@@ -71,7 +154,7 @@ def test_mid_stream_error_event_same_class_as_http_not_retried(mode: str, style:
         srv.enqueue(Status(529 if style == "anthropic" else 503, error="overloaded"), times=9)
         with pytest.raises(LLMError) as ei:
             Harness(mode, srv, style, retries=0).run("hi")
-        assert type(ei.value.__cause__) is type(exc)
+        assert type(ei.value) is type(exc) and ei.value.kind == exc.kind
 
 
 @modes
@@ -111,7 +194,7 @@ def test_stream_attempt_budget_covers_the_whole_stream(mode: str, style: str) ->
     with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
         srv.enqueue(Status(503), times=50)
         _events, exc = Harness(mode, srv, style, stream_attempts=3).stream("hi")
-        assert isinstance(exc, LLMError) and exc.code == "LLM_PROVIDERS_UNAVAILABLE"
+        assert isinstance(exc, LLMError) and exc.context.http_status == 503  # one model: its own
         assert len(srv.requests) == 3
 
 
@@ -134,13 +217,12 @@ def test_stream_budget_is_not_capped_by_the_errors_own_attempts(mode: str, style
     with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
         srv.enqueue(Reset(), times=5)
         _events, exc = Harness(mode, srv, style, stream_attempts=5).stream("hi")
-        assert isinstance(exc, LLMError) and exc.code == "LLM_PROVIDERS_UNAVAILABLE"
-        assert isinstance(exc.__cause__, surefoot.SurefootError)
-        assert exc.__cause__.kind == "network"
+        assert isinstance(exc, surefoot.SurefootError) and exc.kind == "network"
+        assert exc.context.attempt == 4
         assert len(srv.requests) == 5
     with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
         srv.enqueue(Reset(), times=5)
-        with pytest.raises(LLMError):  # run() keeps its own retries (2)
+        with pytest.raises(surefoot.NetworkError):  # run() keeps its own retries (2)
             Harness(mode, srv, style).run("hi")
         assert len(srv.requests) == 3
 
@@ -230,6 +312,28 @@ def test_no_ids_after_first_delta_raises_with_context(mode: str) -> None:
         assert isinstance(exc, surefoot.ConnectionFailedError)
         assert exc.context.operation == "stream" and exc.context.task_id == "nt"
         assert exc.context.attempt == 0 and exc.context.http_status == 200
+        assert len(stub.requests) == 1
+
+
+def _error_event() -> bytes:
+    return b'data: {"error": {"message": "Overloaded", "type": "server_error", "code": null}}\n\n'
+
+
+@modes
+def test_no_ids_mid_stream_overload_raises_with_context(mode: str) -> None:
+    """A retryable error event after the first delta, from a server whose events carry no id:
+    nothing to resume from, so the typed error is raised with its stream context."""
+
+    def handler(path: str, headers: dict[str, str], body: bytes) -> Any:
+        return 200, {"content-type": "text/event-stream"}, [_chunk("hel"), _error_event()]
+
+    with StubServer(handler) as stub:
+        events, exc = Harness(mode, stub, "openai").stream("hi", task_id="nid")
+        assert text_of(events) == "hel"
+        assert isinstance(exc, LLMError) and exc.retryable
+        assert exc.context.operation == "stream" and exc.context.task_id == "nid"
+        assert exc.context.attempt == 0 and exc.context.last_event_id is None
+        assert exc.context.metadata["http_status"] == 200
         assert len(stub.requests) == 1
 
 

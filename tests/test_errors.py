@@ -403,3 +403,66 @@ def test_errors_pickle_with_their_attributes(err: SurefootError) -> None:
     assert str(clone) == str(err)
     assert clone.error_code == err.error_code
     assert clone.problem_details.to_dict() == err.problem_details.to_dict()
+
+
+# -- redaction: the fast path skips the regex only when it cannot match ------------------------
+
+REDACTION_CASES = [
+    "Incorrect API key provided: sk-proj-ABCDEFGHIJKLMNOPQRSTUV123456",
+    "sk-ant-api03-abcdefghijkl and pk-live-ABCDEFGHIJ and rk-0123456789ab",
+    "Authorization: Bearer abcdef123456789 was bad",
+    "authorization=Basic dXNlcjpwYXNzd29yZA==",
+    "header Token abcdefgh1234 refused",
+    "gemini key AIzaSyA1234567890abcdefghijklmnop in url",
+    "aws AKIAABCDEFGHIJKLMNOP denied",
+    "groq gsk_ABCDEFGHIJKLMNOPQRST xai_ABCDEFGHIJKLMNOPQRST pplx_ABCDEFGHIJKLMNOPQRST",
+    "fw_ABCDEFGHIJKLMNOPQRST and r8_ABCDEFGHIJKLMNOPQRST",
+    'api_key="abcd1234" apikey: zzzz9999 access-token=qwerty123 secret=hunter22',
+    "password: p4ssw0rd x-api-key: key-123456",
+    "SK-UPPERCASE0123456789 BEARER ABCDEFGHIJ AIZA0123456789012345678901 akia0123456789abcdef",
+    # non-ASCII: Unicode case folding (Kelvin sign for k, long s for s) must still be caught
+    "\u017fk-abcdefghijklmnop and api_\u212aey=abcd1234 \u00e9",
+    "caf\u00e9 Bearer abcdefghijk",
+]
+CLEAN_CASES = [
+    "",
+    "The server had an error while processing your request. Sorry about that!",
+    "This model's maximum context length is 8192 tokens.",
+    "Rate limit reached for requests",
+    "\u017fome non-ascii text without any credential: caf\u00e9",
+]
+
+
+@pytest.mark.parametrize("text", REDACTION_CASES + CLEAN_CASES)
+def test_redact_fast_path_matches_the_full_regex(text: str) -> None:
+    from surefoot import _redact
+
+    assert _redact.redact(text) == _redact._PATTERNS.sub(_redact._sub, text)
+
+
+@pytest.mark.parametrize("text", REDACTION_CASES)
+def test_redaction_cases_are_masked(text: str) -> None:
+    from surefoot import _redact
+
+    assert "[REDACTED]" in _redact.redact(text)
+
+
+def test_redact_skips_the_regex_without_a_candidate(monkeypatch: pytest.MonkeyPatch) -> None:
+    from surefoot import _redact
+
+    calls: list[str] = []
+    real = _redact._PATTERNS
+
+    class Spy:
+        def sub(self, fn: object, text: str) -> str:
+            calls.append(text)
+            return real.sub(fn, text)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_redact, "_PATTERNS", Spy())
+    assert _redact.redact("The server is overloaded. Please retry.") == (
+        "The server is overloaded. Please retry."
+    )
+    assert calls == []
+    assert _redact.redact("bad api_key=abcdef123") == "bad api_key=[REDACTED]"
+    assert _redact.redact("caf\u00e9 overloaded") == "caf\u00e9 overloaded"  # non-ASCII: full
+    assert len(calls) == 2

@@ -41,6 +41,29 @@ _PATTERNS = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 
+#: Every match of _PATTERNS contains one of these (lower-cased): the prefix of each alternative
+#: (``key`` covers api_key/apikey/api-key/x-api-key, ``token`` covers access_token and Token).
+#: Text containing none of them, and only ASCII, cannot match: the regex is skipped.
+_CANDIDATES = (
+    "key",
+    "token",
+    "bearer",
+    "basic",
+    "sk-",
+    "pk-",
+    "rk-",
+    "aiza",
+    "akia",
+    "gsk_",
+    "xai_",
+    "pplx_",
+    "fw_",
+    "r8_",
+    "secret",
+    "password",
+    "authorization",
+)
+
 _registered: set[str] = set()
 
 
@@ -62,6 +85,15 @@ def redact(text: str) -> str:
     for secret in _registered:
         if secret in text:
             text = text.replace(secret, _MASK)
+    if text.isascii():
+        # Unicode case folding (the Kelvin sign for k, the long s for s) matters only outside
+        # ASCII: such text takes the full regex.
+        low = text.lower()
+        for c in _CANDIDATES:
+            if c in low:
+                break
+        else:
+            return text
     return _PATTERNS.sub(_sub, text)
 
 

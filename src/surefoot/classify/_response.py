@@ -6,6 +6,9 @@
   Gemini ``SAFETY``/``RECITATION``/``PROHIBITED_CONTENT``/``BLOCKLIST``/``SPII`` and
   ``promptFeedback.blockReason``, Anthropic ``refusal``, Bedrock ``guardrail_intervened``,
   Responses ``incomplete_details.reason == "content_filter"``;
+- an OpenAI refusal: a non-empty ``message.refusal`` (or a streamed ``delta.refusal``), sent
+  with finish reason ``stop``, and a Responses ``refusal`` output part -> content_filtered,
+  like Anthropic's ``refusal`` stop reason;
 - ``model_context_window_exceeded`` (Anthropic) -> context_too_long;
 - Gemini ``MALFORMED_FUNCTION_CALL``/``UNEXPECTED_TOOL_CALL``, and OpenAI tool-call
   ``function.arguments`` that are not valid JSON -> malformed_tool_call.
@@ -22,7 +25,7 @@ from surefoot.classify._kinds import Kind
 from surefoot.classify._rules import Finding
 from surefoot.classify._util import MAX_ITEMS, as_dict, as_list, as_str
 
-__all__ = ["FINISH_REASONS", "inspect_object", "responses_finding"]
+__all__ = ["FINISH_REASONS", "inspect_object", "refusal_finding", "responses_finding"]
 
 K = Kind
 
@@ -109,6 +112,11 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
         if f is not None:
             return f
         msg = as_dict(c.get("message"))
+        for part in (msg, as_dict(c.get("delta"))):
+            if part is not None and part.get("refusal"):
+                f = refusal_finding(part.get("refusal"))
+                if f is not None:
+                    return f
         if check_tool_args and msg is not None:
             f = _tool_args(msg)
             if f is not None:
@@ -141,8 +149,17 @@ def _refusal_text(d: dict[str, Any]) -> str:
     return as_str(details.get("explanation")) if details is not None else ""
 
 
+def refusal_finding(value: object) -> Finding | None:
+    """An OpenAI refusal (``message.refusal``, ``delta.refusal``, a Responses ``refusal`` part):
+    content_filtered when the refusal is a non-empty string, else ``None``."""
+    text = as_str(value).strip()
+    if not text:
+        return None
+    return Finding("openai", message=text, codes=["refusal"], kind=K.CONTENT_FILTERED)
+
+
 def responses_finding(d: dict[str, Any]) -> Finding | None:
-    """A failed or content-filtered Responses API object."""
+    """A failed, content-filtered or refused Responses API object."""
     status = d.get("status")
     err = as_dict(d.get("error"))
     if status == "failed" and err is not None:
@@ -150,5 +167,17 @@ def responses_finding(d: dict[str, Any]) -> Finding | None:
         return Finding("openai", message=as_str(err.get("message")), codes=[code] if code else [])
     inc = as_dict(d.get("incomplete_details"))
     if status == "incomplete" and inc is not None:
-        return _reason(inc.get("reason"))
+        f = _reason(inc.get("reason"))
+        if f is not None:
+            return f
+    for item in as_list(d.get("output")):
+        it = as_dict(item)
+        if it is None:
+            continue
+        for part in as_list(it.get("content")):
+            p = as_dict(part)
+            if p is not None and p.get("type") == "refusal":
+                f = refusal_finding(p.get("refusal"))
+                if f is not None:
+                    return f
     return None

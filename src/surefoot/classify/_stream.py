@@ -10,6 +10,8 @@ Events read by :func:`classify_event`:
   ``message_delta`` whose ``stop_reason`` is ``refusal``/``model_context_window_exceeded``;
 - OpenAI Responses API ``error`` (``{"type": "error", "code", "message"}``),
   ``response.failed`` (``response.error``) and ``response.incomplete`` for a content filter;
+- an OpenAI refusal: a chat chunk with a non-empty ``delta.refusal``, and the Responses
+  ``response.refusal.delta`` / ``response.refusal.done`` events (content_filtered);
 - Bedrock event-stream exceptions: the event name is the frame's ``:exception-type``
   (``throttlingException``, ``modelStreamErrorException``...), the data its JSON payload.
 
@@ -24,7 +26,7 @@ from surefoot.classify import _bedrock
 from surefoot.classify._build import build, refine, retry_hint
 from surefoot.classify._http import _json_finding, fallback_error
 from surefoot.classify._input import MAX_BODY_BYTES, Body, decode_body
-from surefoot.classify._response import inspect_object, responses_finding
+from surefoot.classify._response import inspect_object, refusal_finding, responses_finding
 from surefoot.classify._rules import Finding, decide
 from surefoot.classify._util import as_dict, as_str
 from surefoot.errors import SurefootError
@@ -32,6 +34,7 @@ from surefoot.errors import SurefootError
 __all__ = ["classify_event", "inspect_response", "scan_success"]
 
 _MAX_EVENTS = 100_000
+_REFUSAL_EVENTS = ("response.refusal.delta", "response.refusal.done")
 
 
 def _finish(
@@ -99,6 +102,8 @@ def _event_finding(name: str, obj: object, text: str) -> Finding | None:
             "response.incomplete",
         ):
             return responses_finding(as_dict(d.get("response")) or {})
+        if lname in _REFUSAL_EVENTS or typ in _REFUSAL_EVENTS:
+            return refusal_finding(d.get("refusal") or d.get("delta"))
         f = _error_in_body(d)
         if f is not None:
             return f

@@ -31,9 +31,11 @@ API_KEY_ENV = "SUREFOOT_API_KEY"
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "demo",
-        help="watch surefoot handle 429s, 503s, cut streams, outages and stalls (no key needed)",
+        help="watch surefoot handle 429s, 503s, mid-stream overloads, outages and stalls (no key "
+        "needed)",
         description="Run a travel agent through the resilient client against the local fault "
-        "server: tool calls, a 429 with Retry-After, a 503 burst, a stream cut mid-answer, a "
+        "server: tool calls, a 429 with Retry-After, a 503 burst, an overload mid-stream "
+        "resumed without a lost or repeated token, a "
         "context overflow, an outage behind a circuit breaker and a stalled run. Exits 1 if "
         "any step did not behave as expected.",
     )

@@ -2,7 +2,8 @@
 
 :func:`run_demo` starts the local :class:`~surefoot.testing.faults.FaultServer` and runs the
 scenario's :data:`STEPS` through the resilient :class:`~surefoot.AsyncLLMClient`: tool calls, a
-429 with Retry-After, a 503 burst, a stream cut mid-answer and resumed, a context overflow
+429 with Retry-After, a 503 burst, an overload mid-stream resumed without a lost or repeated
+token, a context overflow
 answered by a larger model, an outage behind a circuit breaker, a stalled run ended by its
 deadline. Each step checks explicit expectations against what happened; the
 :class:`DemoResult` says whether every step passed.

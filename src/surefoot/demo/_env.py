@@ -122,6 +122,9 @@ class StepEnv:
     def client(self, model: str | Sequence[str | ModelSpec], **options: Any) -> AsyncLLMClient:
         """A client on the target whose attempts land on this step's timeline."""
         options.setdefault("retry_base", 0.2)
+        # Short waits for a demo: an error's own suggested delay (an overload's 5 s) is capped
+        # by max_delay like the backoff; a server's Retry-After is still honoured exactly.
+        options.setdefault("max_delay", 0.5)
         chain = [model] if isinstance(model, str) else list(model)
         last = chain[-1]
         return AsyncLLMClient(

@@ -32,7 +32,7 @@ from surefoot.demo._scenario import (
 from surefoot.errors import CircuitOpenError, LLMError, RunTimeoutError
 from surefoot.llm import ModelSpec
 from surefoot.policy import BreakerState, CircuitBreaker
-from surefoot.testing.faults import Hang, RecordedRequest, Status, Truncate
+from surefoot.testing.faults import Hang, RecordedRequest, Status, StreamError
 
 __all__ = ["STEPS", "Step"]
 
@@ -127,8 +127,9 @@ async def _rate_limit(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
 async def _burst(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
     assert env.server is not None
     burst = int(p["burst"])
+    cap = p["max_delay"]
     env.server.enqueue(Status(503, error="server"), times=burst)
-    async with env.client(AGENT, retries=3) as client:
+    async with env.client(AGENT, retries=3, max_delay=cap) as client:
         env.call()
         result = await client.run(AGENT_PROMPT, tools=env.tools())
     retries = env.rows("retry")
@@ -138,9 +139,10 @@ async def _burst(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
     return [
         Check(f"{burst} retries, then success", len(retries) == burst, f"{len(retries)} retries"),
         Check(
-            "each wait is the policy's backoff (or the error's own floor), at most 8 s",
+            f"each wait is the retry policy's (backoff, or the error's own floor), at most "
+            f"max_delay={cap:g} s",
             bool(retries)
-            and all(r.reason in _BACKOFF_REASONS and 0 < r.wait <= 8 for r in retries),
+            and all(r.reason in _BACKOFF_REASONS and 0 < r.wait <= cap for r in retries),
             ", ".join(f"{r.wait:.2f} s ({r.reason})" for r in retries) or "no wait",
         ),
         Check(
@@ -160,8 +162,8 @@ async def _burst(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
 
 async def _stream(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
     assert env.server is not None
-    cut = int(p["after_events"])
-    env.server.enqueue(Truncate(after_events=cut))
+    after = int(p["after_deltas"])
+    env.server.enqueue(StreamError(after_deltas=after, error="overloaded"))
     parts: list[str] = []
     final = ""
     async with env.client(WRITER) as client:
@@ -174,12 +176,18 @@ async def _stream(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
     text = "".join(parts)
     reqs = env.requests()
     resumed = [r.last_event_id for r in reqs if r.last_event_id]
+    reconnects = env.rows("reconnect")
     same = len(reqs) == 2 and reqs[0].body == reqs[1].body and _one_key(reqs)
     return [
         Check(
-            f"the stream is cut after {cut} events, then resumed once with Last-Event-ID",
-            len(env.rows("reconnect")) == 1 and resumed == [str(cut)],
-            f"reconnects: {len(env.rows('reconnect'))}, Last-Event-ID sent: {resumed}",
+            f"an overload error event after {after} deltas, resumed once with Last-Event-ID",
+            len(reconnects) == 1
+            and reconnects[0].kind == "model_overloaded"
+            and len(resumed) == 1
+            and reqs[-1].last_event_id == resumed[0],
+            f"reconnects: {len(reconnects)} "
+            f"({', '.join(r.code or '-' for r in reconnects) or 'none'}), "
+            f"Last-Event-ID sent: {resumed}",
         ),
         Check(
             "the assembled text equals the scripted text exactly (nothing lost or repeated)",
@@ -237,8 +245,8 @@ async def _breaker(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
             env.call()
             try:
                 await client.run(AGENT_PROMPT, tools=env.tools())
-            except LLMError as exc:
-                rejected += isinstance(exc.__cause__, CircuitOpenError)
+            except CircuitOpenError:  # one model: the breaker's own error reaches the caller
+                rejected += 1
         reached = len(env.requests()) - seen
         await asyncio.sleep(breaker.snapshot().retry_after + 0.01)
         env.call()
@@ -316,17 +324,18 @@ STEPS: tuple[Step, ...] = (
     Step(
         "burst",
         "503 burst",
-        "Two 503s in a row; the client waits as its retry policy says and retries with the same "
-        "idempotency key.",
+        "Two 503s in a row; the client waits as its retry policy says (capped by "
+        "max_delay=0.5 s) and retries with the same idempotency key.",
         _burst,
-        {"burst": 2},
+        {"burst": 2, "max_delay": 0.5},
     ),
     Step(
         "stream",
-        "stream cut mid-answer",
-        "The stream drops after 8 events; the client resumes it with Last-Event-ID.",
+        "overload mid-stream",
+        "The provider sends an overloaded error event after 6 deltas; the client reconnects "
+        "with Last-Event-ID and the caller gets every token exactly once.",
         _stream,
-        {"after_events": 8},
+        {"after_deltas": 6},
     ),
     Step(
         "context",

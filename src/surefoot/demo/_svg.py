@@ -77,7 +77,9 @@ def _short(row: AttemptRow) -> str:
         return "timeout"
     if row.status is not None and row.status != 200:
         return str(row.status)
-    return "cut" if row.outcome == "reconnect" else (row.kind or "error")[:8]
+    if row.outcome == "reconnect":  # a stream resumed after a cut, or after an error event
+        return "overload" if row.kind == "model_overloaded" else "cut"
+    return (row.kind or "error")[:8]
 
 
 def _tip(row: AttemptRow) -> str:

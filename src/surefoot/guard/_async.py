@@ -198,8 +198,9 @@ async def acall(
     self: Guard, fn: Callable[P, Awaitable[R]], /, *args: P.args, **kwargs: P.kwargs
 ) -> R:
     """``await fn(*args, **kwargs)`` under the guard; each attempt is cut off at the deadline
-    (raising :class:`surefoot.RunTimeoutError`)."""
-    if self._instrumented:
+    (raising :class:`surefoot.RunTimeoutError`). A breaker on a store with an asyncio client
+    (Redis) is admitted and told the outcome through it, never blocking the event loop."""
+    if self._arecorded:
         return (await _arun(self, fn, args, kwargs))[0]
     token = None
     scope = DEADLINE.get()
@@ -290,11 +291,12 @@ async def _arun(
             token = DEADLINE.set(scope)
     run = Run(self, None if scope is None else scope[0])
     clock = self.clock
+    astore = self._astore  # the breaker's store has an asyncio client: await every round trip
     try:
         while True:
             if exc is not None:
                 try:
-                    delay = run.failed(exc, ticket)
+                    delay = await run.afailed(exc, ticket) if astore else run.failed(exc, ticket)
                 finally:
                     exc = None
                 if delay > 0:
@@ -302,7 +304,7 @@ async def _arun(
                 run.before_attempt()
             run.started = clock.now()
             try:
-                ticket = self._admit() if self._admit is not None else -1
+                ticket = await run.aadmit() if astore else run.admit()
             except CircuitOpenError as rej:
                 run.rejected(rej)
             try:
@@ -319,12 +321,18 @@ async def _arun(
                     finally:
                         guard.disarm()
             except CANCELLATION:
-                run.release(ticket)
+                if astore:
+                    await run.arelease(ticket)
+                else:
+                    run.release(ticket)
                 raise
             except BaseException as e:
                 exc = e
                 continue
-            run.succeeded(ticket)
+            if astore:
+                await run.asucceeded(ticket)
+            else:
+                run.succeeded(ticket)
             return result, run.record("success")
     finally:
         if token is not None:

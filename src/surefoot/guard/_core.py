@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from surefoot.clock import SYSTEM_CLOCK, Clock
 from surefoot.errors import CircuitOpenError
 from surefoot.guard import _async
-from surefoot.guard._records import GuardHooks, RunRecord
+from surefoot.guard._records import GuardHooks, RunRecord, safe_call
 from surefoot.guard._run import Run
 from surefoot.policy._breaker import CircuitBreaker
 from surefoot.policy._budget import BoundBudget, RetryBudget
@@ -33,6 +33,7 @@ from surefoot.policy._types import OnError
 
 if TYPE_CHECKING:
     from surefoot.guard._iter import AsyncAttempts, SyncAttempts
+    from surefoot.stores import StoreEvent
 
 __all__ = ["Guard"]
 
@@ -103,9 +104,38 @@ class Guard:
         self._record_breaker = breaker._record if breaker is not None else None
         self._view: Any = breaker._view if breaker is not None else None
         self._budget_ok = budget.on_success if budget is not None else None
+        #: True when the breaker's store has async methods (Redis): the async drivers then
+        #: await its round trips instead of taking the (blocking) sync success path.
+        self._astore = breaker is not None and breaker._astore is not None
         self._instrumented = self.hooks is not None and (
             self.hooks.on_attempt is not None or self.hooks.on_breaker_state_change is not None
         )
+        self._arecorded = self._instrumented or self._astore  # acall goes straight to _arun
+        if self.hooks is not None and self.hooks.on_store_event is not None:
+            self._subscribe_store_events()
+
+    def _subscribe_store_events(self) -> None:
+        """Subscribe to the breaker's and the budget's stores that report events (each once);
+        weakly, so a store outliving this guard keeps no reference to it."""
+        stores: list[object] = []
+        if self.breaker is not None:
+            stores.append(self.breaker.store)
+        budget = self.budget
+        if isinstance(budget, BoundBudget):
+            budget = budget.budget
+        if budget is not None:
+            stores.append(budget.store)
+        seen: list[object] = []
+        for store in stores:
+            add = getattr(store, "add_event_listener", None)
+            if add is not None and not any(store is s for s in seen):
+                seen.append(store)
+                add(self._store_event, weak=True)
+
+    def _store_event(self, event: StoreEvent) -> None:
+        hooks = self.hooks
+        if hooks is not None:
+            safe_call(hooks.on_store_event, event)
 
     @property
     def retries(self) -> int:
@@ -195,7 +225,7 @@ class Guard:
                     run.before_attempt()
                 run.started = clock.now()
                 try:
-                    ticket = self._admit() if self._admit is not None else -1
+                    ticket = run.admit()
                 except CircuitOpenError as rej:
                     run.rejected(rej)
                 try:

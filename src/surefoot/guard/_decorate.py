@@ -106,6 +106,8 @@ def _sync_wrapper(guard: Guard, fn: Callable[P, R]) -> Callable[P, R]:
 def _async_wrapper(guard: Guard, fn: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
     if guard.timeout is not None and type(guard.clock) is not SystemClock:
         return _plain(guard, fn)  # a fake clock: the general path arms its own timers
+    if guard._astore:
+        return _plain(guard, fn)  # an asyncio store (Redis): acall awaits its round trips
     timeout, now, clock = guard.timeout, guard._now, guard.clock
     view, admit, record = guard._view, guard._admit, guard._record_breaker
     budget_ok, budget_key = guard._budget_ok, guard.budget_key

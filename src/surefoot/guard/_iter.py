@@ -94,7 +94,7 @@ class Attempt:
             self._token = DEADLINE.set((run.deadline, g.clock))
         run.started = g.clock.now()
         try:
-            self._ticket = g._admit() if g._admit is not None else -1
+            self._ticket = run.admit()
         except CircuitOpenError as rej:
             self._close()
             self._owner._outcome = "rejected"

@@ -11,6 +11,7 @@ from typing import Literal
 from surefoot.errors import SurefootError, error_code_for
 from surefoot.policy._types import Decision
 from surefoot.stores._base import BreakerState
+from surefoot.stores._redis_link import StoreEvent
 
 __all__ = [
     "AttemptRecord",
@@ -121,7 +122,12 @@ class GuardHooks:
     - ``on_attempt(record)``: after every attempt, successful or not.
     - ``on_retry(record)``: before the wait that precedes a retry.
     - ``on_give_up(record, error)``: when the run fails with ``error``.
-    - ``on_breaker_state_change(name, old, new)``: when this guard's call moved the breaker.
+    - ``on_breaker_state_change(name, old, new)``: every change of the breaker's state that
+      this guard's calls cause, including ``open -> half_open`` when one of them is admitted as
+      the probe (the breaker's own listeners hear changes from every caller).
+    - ``on_store_event(event)``: a :class:`surefoot.stores.StoreEvent` when the breaker's or the
+      budget's shared store (Redis) becomes unavailable or is restored; the guard subscribes at
+      construction, as every other guard sharing the store may, and each store is heard once.
 
     Any object with some of these methods works too (duck-typed).
     """
@@ -130,22 +136,24 @@ class GuardHooks:
     on_retry: Callable[[AttemptRecord], object] | None = None
     on_give_up: Callable[[AttemptRecord, BaseException], object] | None = None
     on_breaker_state_change: Callable[[str, BreakerState, BreakerState], object] | None = None
+    on_store_event: Callable[[StoreEvent], object] | None = None
 
     @classmethod
     def coerce(cls, hooks: object) -> GuardHooks | None:
         if hooks is None or isinstance(hooks, GuardHooks):
             return hooks
         found = {
-            name: getattr(hooks, name)
-            for name in ("on_attempt", "on_retry", "on_give_up", "on_breaker_state_change")
-            if callable(getattr(hooks, name, None))
+            name: getattr(hooks, name) for name in _HOOKS if callable(getattr(hooks, name, None))
         }
         if not found:
             raise ValueError(
-                "hooks must be a GuardHooks or an object with on_attempt, on_retry, on_give_up "
-                "or on_breaker_state_change methods"
+                "hooks must be a GuardHooks or an object with on_attempt, on_retry, on_give_up, "
+                "on_breaker_state_change or on_store_event methods"
             )
         return cls(**found)
+
+
+_HOOKS = ("on_attempt", "on_retry", "on_give_up", "on_breaker_state_change", "on_store_event")
 
 
 def safe_call(fn: Callable[..., object] | None, *args: object) -> None:

@@ -13,7 +13,7 @@ from surefoot.errors import CircuitOpenError, RunTimeoutError
 from surefoot.guard._records import AttemptRecord, RunRecord, attach_attempts, describe, safe_call
 from surefoot.policy._classifier import translate
 from surefoot.policy._types import Decision
-from surefoot.stores._base import NEUTRAL
+from surefoot.stores._base import NEUTRAL, BreakerState, Transition
 
 if TYPE_CHECKING:
     from surefoot.guard._core import Guard
@@ -25,6 +25,13 @@ __all__ = ["SLACK", "DeadlineExpired", "Run"]
 SLACK = 0.005
 
 _EXPIRED = Decision("fail", 0.0, "the run's deadline elapsed")
+_OPEN, _HALF = BreakerState.OPEN, BreakerState.HALF_OPEN
+
+
+def _subject(exc: BaseException) -> BaseException:
+    """The error the policy and the breaker judge: ``exc`` translated when it can be."""
+    err = translate(exc)
+    return err if err is not None else exc
 
 
 class DeadlineExpired(Exception):
@@ -46,10 +53,44 @@ class Run:
 
     # -- outcomes -----------------------------------------------------------------------------
 
-    def succeeded(self, ticket: int) -> None:
+    def admit(self) -> int:
+        """Admit one attempt through the breaker (``-1`` without one); tells the hooks when
+        this call is the half-open probe (the breaker moved from open to half-open)."""
         g = self.guard
+        if g._admit is None:
+            return -1
+        ticket: int = g._admit()
+        if ticket & 1:
+            self.probe_admitted()
+        return ticket
+
+    async def aadmit(self) -> int:
+        """:meth:`admit` through the breaker's asyncio store."""
+        g = self.guard
+        assert g.breaker is not None
+        ticket = await g.breaker._aadmit()
+        if ticket & 1:
+            self.probe_admitted()
+        return ticket
+
+    def probe_admitted(self) -> None:
+        g = self.guard
+        if g.hooks is not None and g.breaker is not None:
+            safe_call(g.hooks.on_breaker_state_change, g.breaker.name, _OPEN, _HALF)
+
+    def succeeded(self, ticket: int) -> None:
         if ticket >= 0:
             self.breaker_outcome(ticket, None)
+        self._success_record()
+
+    async def asucceeded(self, ticket: int) -> None:
+        """:meth:`succeeded`, recording through the breaker's asyncio store."""
+        if ticket >= 0:
+            await self.abreaker_outcome(ticket, None)
+        self._success_record()
+
+    def _success_record(self) -> None:
+        g = self.guard
         if g.budget is not None:
             g.budget.on_success(g.budget_key)
         rec = AttemptRecord(
@@ -62,26 +103,53 @@ class Run:
     def breaker_outcome(self, ticket: int, error: BaseException | None) -> None:
         g = self.guard
         assert g.breaker is not None
-        tr = g.breaker._record(ticket, error)
-        if tr is not None and g.hooks is not None:
+        self.transition(g.breaker._record(ticket, error))
+
+    async def abreaker_outcome(self, ticket: int, error: BaseException | None) -> None:
+        g = self.guard
+        assert g.breaker is not None
+        self.transition(await g.breaker._arecord(ticket, error))
+
+    def transition(self, tr: Transition | None) -> None:
+        """Tell the hooks about a state change this run's call caused."""
+        g = self.guard
+        if tr is not None and g.hooks is not None and g.breaker is not None:
             safe_call(g.hooks.on_breaker_state_change, g.breaker.name, tr[0], tr[1])
 
     def release(self, ticket: int) -> None:
         """The attempt was cancelled: no outcome for the breaker."""
         if ticket >= 0 and self.guard.breaker is not None:
-            self.guard.breaker._record_outcome(ticket, NEUTRAL)
+            self.transition(self.guard.breaker._record_outcome(ticket, NEUTRAL))
+
+    async def arelease(self, ticket: int) -> None:
+        """:meth:`release` through the breaker's asyncio store."""
+        if ticket >= 0 and self.guard.breaker is not None:
+            self.transition(await self.guard.breaker._arelease(ticket))
 
     def failed(self, exc: BaseException, ticket: int) -> float:
         """Attempt ``self.attempt`` raised ``exc`` (not a cancellation): return the seconds to
         wait before the next attempt, or raise what the caller must see."""
-        g = self.guard
         if isinstance(exc, DeadlineExpired):
             self.release(ticket)
             self.timeout()
-        err = translate(exc)
-        subject: BaseException = err if err is not None else exc
+        subject = _subject(exc)
         if ticket >= 0:
             self.breaker_outcome(ticket, subject)
+        return self.decide(subject)
+
+    async def afailed(self, exc: BaseException, ticket: int) -> float:
+        """:meth:`failed`, recording through the breaker's asyncio store."""
+        if isinstance(exc, DeadlineExpired):
+            await self.arelease(ticket)
+            self.timeout()
+        subject = _subject(exc)
+        if ticket >= 0:
+            await self.abreaker_outcome(ticket, subject)
+        return self.decide(subject)
+
+    def decide(self, subject: BaseException) -> float:
+        """The policy's answer for the failure ``subject`` (already recorded by the breaker)."""
+        g = self.guard
         now = g.clock.now()
         dl = self.deadline
         if dl is not None and (

@@ -15,17 +15,33 @@
 Options (both clients): ``base_url``, ``api_key`` (never shown in an error, a repr, a log line
 or an attempt record), ``model`` (a name, a :class:`ModelSpec`, or a list of them in fallback
 order), ``style`` (``"openai"`` chat completions or ``"anthropic"`` messages), ``retries`` (2),
-``retry_base`` (0.5 s), ``on_error`` (``ErrorInfo -> Tier``), ``timeout`` (whole run, ``None``),
+``retry_base`` (0.5 s), ``max_delay`` (8 s: the longest backoff wait, and the cap of an
+error's own suggested delay; never of a server hint), ``max_hint`` (120 s: the longest server
+hint, such as Retry-After, honoured; a longer one fails at once), ``on_error``
+(``ErrorInfo -> Tier``), ``timeout`` (whole run, ``None``),
 ``breaker`` (a :class:`~surefoot.policy.CircuitBreaker` shared by every model, or a dict of
 model name to breaker), ``budget`` (a :class:`~surefoot.policy.RetryBudget`, keyed
-``"style:model"``), ``hooks`` (``on_attempt``, ``on_retry``, ``on_give_up`` with a
-:class:`ModelAttempt`, itself a :class:`~surefoot.guard.AttemptRecord` naming its ``model``;
+``"style:model"``), ``rate_limiter`` (a :class:`~surefoot.policy.SharedRateLimiter`, ``None``:
+before each send it waits in ``throttle(tokens=estimate)``, never past the run's deadline,
+raising its :class:`~surefoot.RateLimitError` when no slot comes in time; after every response,
+429s included, it observes the headers), ``hooks`` (``on_attempt``, ``on_retry``,
+``on_give_up`` with a :class:`ModelAttempt`, itself a :class:`~surefoot.guard.AttemptRecord`
+naming its ``model``;
 ``on_breaker_state_change(name, old, new)`` when a call of the run moved a breaker; a
 :class:`~surefoot.guard.GuardHooks` works), transport options
 (``transport``, ``max_body``, ``read_timeout``, ``connect_timeout``, ``max_connections``), and
 the loop's bounds (``max_turns`` 20, ``stream_attempts`` 5 (one budget for the whole stream,
 whatever the failures), ``max_tool_errors`` 3,
 ``max_repeats`` 3, ``max_validation_retries`` 2), ``clock`` and extra ``headers``.
+
+Failures: a chain of one model raises that model's own final error (a
+:class:`~surefoot.RateLimitError` once the retries are spent, a :class:`~surefoot.CircuitOpenError`
+when its breaker is open...); a chain of several raises ``LLM_PROVIDERS_UNAVAILABLE`` when
+every model stayed unavailable (see :mod:`~surefoot.llm._ctx`). A request too long for every
+configured window is an :class:`~surefoot.LLMError` of type ``CONTEXT_TOO_LONG`` (code
+``LLM_CONFIG_CONTEXT_TOO_SMALL``), like the provider's own answer. After the first streamed
+delta, a retryable failure (a cut, a reset, an overload or another 5xx-class error event)
+reconnects with ``Last-Event-ID`` when the events carry ids; a final error event is not retried.
 
 How the pieces fit: a pure generator flow (:mod:`~surefoot.llm._loop`, :mod:`~surefoot.llm._call`,
 :mod:`~surefoot.llm._stream`) yields I/O ops (:mod:`~surefoot.llm._ops`) that two small drivers

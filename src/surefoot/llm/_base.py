@@ -25,7 +25,7 @@ from surefoot.llm._options import (
 )
 from surefoot.llm._result import RunResult
 from surefoot.llm._tools import ToolRegistry, ToolSpec
-from surefoot.policy import BoundBudget, CircuitBreaker, RetryBudget
+from surefoot.policy import BoundBudget, CircuitBreaker, RetryBudget, SharedRateLimiter
 from surefoot.policy._types import OnError
 
 __all__ = ["ClientBase", "DEFAULT_READ_TIMEOUT"]
@@ -48,10 +48,13 @@ class ClientBase:
         style: str = "openai",
         retries: int = 2,
         retry_base: float = 0.5,
+        max_delay: float = 8.0,
+        max_hint: float = 120.0,
         on_error: OnError | None = None,
         timeout: float | None = None,
         breaker: CircuitBreaker | Mapping[str, CircuitBreaker] | None = None,
         budget: RetryBudget | BoundBudget | None = None,
+        rate_limiter: SharedRateLimiter | None = None,
         hooks: object | None = None,
         read_timeout: float | None = DEFAULT_READ_TIMEOUT,
         connect_timeout: float | None = 10.0,
@@ -72,6 +75,8 @@ class ClientBase:
             style=style,
             retries=retries,
             retry_base=retry_base,
+            max_delay=max_delay,
+            max_hint=max_hint,
             on_error=on_error,
             timeout=timeout,
             breaker=breaker,
@@ -85,6 +90,7 @@ class ClientBase:
             max_validation_retries=max_validation_retries,
             clock=clock,
             headers=headers,
+            rate_limiter=rate_limiter,
         )
         if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1:
             raise ValueError(f"max_body must be a positive int (bytes), got {max_body!r}")

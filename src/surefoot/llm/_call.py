@@ -19,8 +19,18 @@
    finish, an Anthropic ``refusal``, OpenAI's ``refusal`` field, a provider's filter error)
    to the next model, never retried on the same one.
 5. When no model is left: ``CONTENT_FILTERED`` if a model filtered the answer, else
-   ``LLM_CONFIG_CONTEXT_TOO_SMALL`` if every model said the context was too long, else
-   ``LLM_PROVIDERS_UNAVAILABLE`` (retryable), with the last failure as ``__cause__``.
+   ``LLM_CONFIG_CONTEXT_TOO_SMALL`` if every model said the context was too long, else, for a
+   chain of one model, that model's own final error (a ``RateLimitError`` after the retries, a
+   ``CircuitOpenError``...), and for a chain of several ``LLM_PROVIDERS_UNAVAILABLE``
+   (retryable), with the last failure as ``__cause__`` and every model's final error in
+   ``context.metadata["causes"]``.
+6. Streams: after the first delta the call never moves to another model (the caller saw part
+   of this model's answer). A retryable failure reconnects with ``Last-Event-ID`` when the
+   events carry ids, within the stream's one attempt budget; a final error event, or a stream
+   without ids, raises the typed error with its stream context.
+7. With a ``rate_limiter``, every attempt first waits for its slot (``Throttle``, bounded by the
+   deadline; no slot in time raises the limiter's ``RateLimitError``), and every response's
+   headers are fed back to it (``Observe``), error responses included.
 
 One idempotency key (uuid4) is sent as ``Idempotency-Key`` per logical request: per turn and
 model, reused by every retry and stream reconnect of it (another model gets its own key because
@@ -34,7 +44,7 @@ import uuid
 from collections.abc import Generator, Sequence
 from typing import Any
 
-from surefoot.errors import CircuitOpenError, SurefootError
+from surefoot.errors import CircuitOpenError, RateLimitError, SurefootError
 from surefoot.llm._classify import (
     body_error,
     exception_error,
@@ -42,15 +52,21 @@ from surefoot.llm._classify import (
     response_error,
     withheld_error,
 )
-from surefoot.llm._ctx import RunCtx, content_filtered, context_too_small, providers_unavailable
+from surefoot.llm._ctx import (
+    RunCtx,
+    cause_summary,
+    content_filtered,
+    context_too_small,
+    providers_unavailable,
+)
 from surefoot.llm._messages import Completion, Message
-from surefoot.llm._ops import DeadlineHit, Op, Post, Sleep
+from surefoot.llm._ops import DeadlineHit, Observe, Op, Post, Sleep, Throttle
 from surefoot.llm._options import ModelSpec
 from surefoot.llm._stream import StreamProgress, stream_attempt
 from surefoot.llm._tokens import estimate_tokens
 from surefoot.llm._tools import ToolSpec
 from surefoot.llm._wire import WireFormatError
-from surefoot.policy import BoundBudget, CircuitBreaker, Decision
+from surefoot.policy import BoundBudget, CircuitBreaker, Decision, SharedRateLimiter
 from surefoot.stores._base import NEUTRAL, BreakerState
 
 __all__ = ["call_model"]
@@ -76,6 +92,8 @@ def _post_attempt(
         if ctx.past_deadline():
             raise ctx.timed_out(exc) from exc
         return exception_error(exc, provider=provider, model=spec.name)
+    if opts.rate_limiter is not None:
+        yield Observe(resp.headers)
     status = resp.status
     if status >= 300:
         return http_error(status, resp.headers, resp.body, provider=provider, model=spec.name)
@@ -168,6 +186,21 @@ def _candidates(
     return fits
 
 
+def _throttle(
+    ctx: RunCtx, limiter: SharedRateLimiter, tokens: float, spec: ModelSpec, attempt: int
+) -> Generator[Op, Any, None]:
+    """Wait for the shared rate limiter's slot, never past the run's deadline."""
+    try:
+        yield Throttle(limiter, tokens, ctx.check())
+    except DeadlineHit as exc:
+        raise ctx.timed_out(exc) from exc
+    except RateLimitError as exc:  # no slot before max_wait or the deadline: nothing was sent
+        err = ctx.error_context(exc, attempt=attempt)
+        err.context.metadata["rate_limiter"] = limiter.key
+        ctx.record(spec.name, attempt, err, None, "fail", reason="rate limiter: no slot in time")
+        raise err from None
+
+
 def call_model(
     ctx: RunCtx,
     messages: Sequence[Message],
@@ -180,7 +213,10 @@ def call_model(
     wire = opts.wire
     policy = opts.stream_policy if stream else opts.policy
     base_headers = opts.stream_headers if stream else opts.headers
+    limiter = opts.rate_limiter
+    tokens = float(estimate_tokens(messages, tools)) if limiter is not None else 0.0
     last: SurefootError | None = None
+    causes: list[dict[str, str | None]] = []
     filtered: SurefootError | None = None
     only_too_long = True
     too_long_at: int | None = None
@@ -204,14 +240,23 @@ def call_model(
         attempt = 0
         while True:
             ctx.check()
+            if limiter is not None:
+                yield from _throttle(ctx, limiter, tokens, spec, attempt)
             started = ctx.now() if opts.hooks is not None or ctx.deadline is not None else None
             ticket = -1
             if breaker is not None:
                 try:
                     ticket = _admit(ctx, breaker)
                 except CircuitOpenError as exc:
+                    ctx.error_context(exc, attempt=attempt)
+                    if progress is not None and progress.emitted:
+                        # After the first delta another model would repeat the answer: raise.
+                        exc.context.last_event_id = progress.last_id or None
+                        ctx.record(spec.name, attempt, exc, None, "fail", reason="circuit open")
+                        raise
                     ctx.record(spec.name, attempt, exc, None, "fallback", reason="circuit open")
                     last, only_too_long = exc, False
+                    causes.append(cause_summary(spec.name, exc))
                     break
             outcome: Completion | SurefootError
             try:
@@ -239,9 +284,13 @@ def call_model(
                 _report(ctx, breaker, ticket, err)
             if progress is not None and progress.emitted:
                 # After the first delta: resume with Last-Event-ID, or raise (never fall back).
+                # A retryable failure (a cut, a reset, a 5xx-class error event such as an
+                # overload) reconnects within the stream's one attempt budget; a final error
+                # event (content filter, invalid request...) does not.
                 err.context.last_event_id = progress.last_id or None
                 if progress.final_error or not progress.last_id:
-                    ctx.record(spec.name, attempt, err, None, "fail", reason="after first delta")
+                    why = "final error event" if progress.final_error else "after first delta"
+                    ctx.record(spec.name, attempt, err, None, "fail", reason=why)
                     raise err
                 decision = _decide(
                     ctx, policy.decide(err, attempt, ctx.now(), ctx.deadline), key=budget_key
@@ -266,12 +315,14 @@ def call_model(
             if kind == "context_too_long":
                 ctx.record(spec.name, attempt, err, None, "fallback", reason="context too long")
                 last = err
+                causes.append(cause_summary(spec.name, err))
                 too_long_at = spec.context_window if spec.context_window is not None else 0
                 break
             only_too_long = False
             if kind == "content_filtered" or err.code == "CONTENT_FILTERED":
                 ctx.record(spec.name, attempt, err, None, "fallback", reason="content filtered")
                 filtered = last = err
+                causes.append(cause_summary(spec.name, err))
                 break
             decision = _decide(
                 ctx, policy.decide(err, attempt, ctx.now(), ctx.deadline), key=budget_key
@@ -297,12 +348,17 @@ def call_model(
                 raise err
             ctx.record(spec.name, attempt, err, decision, "fallback", reason=decision.reason)
             last = err
+            causes.append(cause_summary(spec.name, err))
             break
     if filtered is not None:
         raise content_filtered(last, ctx)
     if last is not None and only_too_long:
         raise context_too_small(estimate_tokens(messages, tools), ctx) from last
-    raise providers_unavailable(last, ctx)
+    if last is not None and len(opts.models) == 1:
+        # A chain of one model: its own final error (a RateLimitError after the retries, a
+        # CircuitOpenError...), so `except RateLimitError` works as the caller expects.
+        raise last
+    raise providers_unavailable(last, ctx, causes)
 
 
 def _decide(ctx: RunCtx, decision: Decision, *, key: str) -> Decision:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from collections.abc import AsyncIterator, Generator
 from types import TracebackType
 from typing import Any
@@ -28,6 +29,7 @@ from surefoot.llm._ops import (
     Close,
     DeadlineHit,
     Emit,
+    Observe,
     Op,
     Open,
     Post,
@@ -35,11 +37,15 @@ from surefoot.llm._ops import (
     ReadAll,
     RunTools,
     Sleep,
+    Throttle,
     ToolJob,
 )
 from surefoot.llm._result import ResultEvent, RunResult
+from surefoot.policy import deadline
 
 __all__ = ["AsyncLLMClient"]
+
+_log = logging.getLogger("surefoot.llm")
 
 
 class _Conn:
@@ -260,6 +266,24 @@ class AsyncLLMClient(ClientBase):
         if t is Sleep:
             assert isinstance(op, Sleep)
             await self._opts.clock.asleep(op.seconds)
+            return None
+        if t is Throttle:
+            assert isinstance(op, Throttle)
+            limiter = op.limiter
+            if op.timeout is None:
+                await limiter.athrottle(op.tokens)
+            else:
+                with deadline(op.timeout, clock=limiter.clock):
+                    await limiter.athrottle(op.tokens)
+            return None
+        if t is Observe:
+            assert isinstance(op, Observe) and self._opts.rate_limiter is not None
+            try:
+                await self._opts.rate_limiter.aobserve(op.headers)
+            except Exception:  # a limiter that cannot learn must not fail the call
+                _log.warning(
+                    "surefoot: the rate limiter could not observe a response", exc_info=True
+                )
             return None
         if t is RunTools:
             assert isinstance(op, RunTools)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import logging
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
@@ -26,10 +27,26 @@ from surefoot.http import SyncStream, SyncTransport, Urllib3Transport
 from surefoot.llm._base import ClientBase
 from surefoot.llm._ctx import RunCtx
 from surefoot.llm._loop import run_flow
-from surefoot.llm._ops import Close, Emit, Op, Open, Post, Read, ReadAll, RunTools, Sleep, ToolJob
+from surefoot.llm._ops import (
+    Close,
+    Emit,
+    Observe,
+    Op,
+    Open,
+    Post,
+    Read,
+    ReadAll,
+    RunTools,
+    Sleep,
+    Throttle,
+    ToolJob,
+)
 from surefoot.llm._result import ResultEvent, RunResult
+from surefoot.policy import deadline
 
 __all__ = ["LLMClient"]
+
+_log = logging.getLogger("surefoot.llm")
 
 _MAX_TOOL_THREADS = 8
 
@@ -246,6 +263,24 @@ class LLMClient(ClientBase):
         if t is Sleep:
             assert isinstance(op, Sleep)
             self._opts.clock.sleep(op.seconds)
+            return None
+        if t is Throttle:
+            assert isinstance(op, Throttle)
+            limiter = op.limiter
+            if op.timeout is None:
+                limiter.throttle(op.tokens)
+            else:
+                with deadline(op.timeout, clock=limiter.clock):
+                    limiter.throttle(op.tokens)
+            return None
+        if t is Observe:
+            assert isinstance(op, Observe) and self._opts.rate_limiter is not None
+            try:
+                self._opts.rate_limiter.observe(op.headers)
+            except Exception:  # a limiter that cannot learn must not fail the call
+                _log.warning(
+                    "surefoot: the rate limiter could not observe a response", exc_info=True
+                )
             return None
         if t is RunTools:
             assert isinstance(op, RunTools)

@@ -5,10 +5,14 @@ Outcome codes (the task-outcome table of the catalog):
 - ``TASK_DEADLINE_EXCEEDED``: :class:`surefoot.RunTimeoutError`, the whole-run ``timeout``.
 - ``TASK_STOPPED``: :class:`surefoot.TaskStoppedError`, ``client.stop(task_id, reason)``.
 - ``LLM_NO_PROGRESS``: :class:`surefoot.LLMError`, the turn limit or a repeated tool call.
-- ``LLM_CONFIG_CONTEXT_TOO_SMALL``: :class:`surefoot.ConfigurationError`, the request fits no
-  configured model's context window.
-- ``LLM_PROVIDERS_UNAVAILABLE``: :class:`surefoot.LLMError` (retryable), every model stayed
-  unavailable through the retries; ``__cause__`` is the last failure.
+- ``LLM_CONFIG_CONTEXT_TOO_SMALL``: :class:`surefoot.LLMError` of type ``CONTEXT_TOO_LONG``
+  (like the provider's own context-too-long answer, so one ``except LLMError`` and an
+  ``error_type`` test catch both): the request fits no configured model's context window.
+- ``LLM_PROVIDERS_UNAVAILABLE``: :class:`surefoot.LLMError` (retryable), every model of a chain
+  of several stayed unavailable through the retries; ``__cause__`` is the last failure and
+  ``context.metadata["causes"]`` summarizes each model's final error. A chain of one model
+  raises that model's own final error instead (a :class:`surefoot.RateLimitError` after the
+  retries, a :class:`surefoot.CircuitOpenError` when its breaker is open...).
 - ``CONTENT_FILTERED``: :class:`surefoot.LLMError`, no model produced an acceptable answer.
 """
 
@@ -20,7 +24,6 @@ from collections.abc import Callable
 from typing import Any
 
 from surefoot.errors import (
-    ConfigurationError,
     ErrorContext,
     LLMError,
     LLMErrorType,
@@ -35,6 +38,7 @@ from surefoot.policy import Decision
 
 __all__ = [
     "RunCtx",
+    "cause_summary",
     "content_filtered",
     "context_too_small",
     "no_progress",
@@ -200,18 +204,28 @@ def no_progress(message: str, ctx: RunCtx) -> LLMError:
     )
 
 
-def context_too_small(estimate: int, ctx: RunCtx) -> ConfigurationError:
+def context_too_small(estimate: int, ctx: RunCtx) -> LLMError:
     windows = ", ".join(f"{m.name}={m.context_window}" for m in ctx.opts.models)
-    return ConfigurationError(
+    return LLMError(
         f"the request needs about {estimate} tokens, more than every configured model's "
         f"context window ({windows}); configure a larger model or send a smaller request",
+        error_type=LLMErrorType.CONTEXT_TOO_LONG,
         code="LLM_CONFIG_CONTEXT_TOO_SMALL",
         retryable=False,
+        provider=ctx.opts.style,
         context=ErrorContext(operation=ctx.operation, task_id=ctx.task_id),
     )
 
 
-def providers_unavailable(cause: BaseException | None, ctx: RunCtx) -> LLMError:
+def cause_summary(model: str, error: BaseException) -> dict[str, str | None]:
+    """One model's final error for ``LLM_PROVIDERS_UNAVAILABLE``'s ``metadata["causes"]``."""
+    error_code, code, kind, _status = failure_fields(error)
+    return {"model": model, "error_code": error_code, "code": code, "kind": kind}
+
+
+def providers_unavailable(
+    cause: BaseException | None, ctx: RunCtx, causes: list[dict[str, str | None]] | None = None
+) -> LLMError:
     names = ", ".join(m.name for m in ctx.opts.models)
     err = LLMError(
         f"every model ({names}) stayed unavailable through the retries; submit again later",
@@ -221,6 +235,7 @@ def providers_unavailable(cause: BaseException | None, ctx: RunCtx) -> LLMError:
         provider=ctx.opts.style,
         context=ErrorContext(operation=ctx.operation, task_id=ctx.task_id),
     )
+    err.context.metadata["causes"] = list(causes or ())
     err.__cause__ = cause
     return err
 

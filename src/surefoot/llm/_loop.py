@@ -9,9 +9,12 @@ Rules, each bounded:
   the run fails with an :class:`~surefoot.LLMError` of type ``MALFORMED_TOOL_CALL``.
 - A tool that raises: its error text goes back to the model as the tool result; after
   ``max_tool_errors`` such rounds the run fails with an :class:`~surefoot.ActionExecutionError`
-  (the tool's exception as ``__cause__``). Two exceptions: :class:`~surefoot.TaskCompleteError`
-  ends the run at once with its ``result`` (status ``"completed"``), and
-  :class:`~surefoot.llm.WaitFor` suspends it (status ``"pending"``, see ``RunResult.pending``).
+  (the tool's exception as ``__cause__``) of category ``INVOCATION`` and ``action_type``
+  ``"tool"``, unless the tool's exception is (or is caused by) an ``ActionExecutionError``, as
+  an agent's action raises: then its category and action type are kept. Two exceptions:
+  :class:`~surefoot.TaskCompleteError` ends the run at once with its ``result`` (status
+  ``"completed"``), and :class:`~surefoot.llm.WaitFor` suspends it (status ``"pending"``, see
+  ``RunResult.pending``).
 - With a ``response_model``, the final text is parsed as JSON and validated; a mismatch is sent
   back with the validation errors, at most ``max_validation_retries`` times, then
   :class:`surefoot.ValidationError`.
@@ -193,12 +196,13 @@ def _tool_round(
             st.tool_failures += 1
             if st.tool_failures > opts.max_tool_errors:
                 failed_job, cause = failure
+                inner = _action_error(cause)
                 err = ActionExecutionError(
                     f"tool {failed_job.call.name!r} failed {st.tool_failures} rounds in a row: "
                     f"{cause}",
                     action_name=failed_job.call.name,
-                    action_type="tool",
-                    category=ActionCategory.INVOCATION,
+                    action_type="tool" if inner is None else inner.action_type,
+                    category=ActionCategory.INVOCATION if inner is None else inner.category,
                     retryable=False,
                 )
                 raise err from cause
@@ -208,6 +212,22 @@ def _tool_round(
     return RunResult(
         "", messages, status="pending", attempts=ctx.attempts, task_id=ctx.task_id, pending=pending
     )
+
+
+def _action_error(exc: BaseException) -> ActionExecutionError | None:
+    """The :class:`~surefoot.ActionExecutionError` ``exc`` is, or is caused by (``__cause__``,
+    then ``__context__``, cycles and depth bounded), or ``None``."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo and len(seen) < 32:
+        e = todo.pop(0)
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, ActionExecutionError):
+            return e
+        todo.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+    return None
 
 
 def _append_results(

@@ -16,6 +16,9 @@ op             driver does                            sends back
 ``Sleep``      waits on the client's clock             ``None``
 ``RunTools``   runs tool functions (concurrently)      a list: each result or the raised exception
 ``Emit``       hands an event to the stream's caller   ``None``
+``Throttle``   waits for the shared rate limiter's     ``None`` (raises its ``RateLimitError`` when
+               slot, bounded by ``timeout``           no slot comes in time)
+``Observe``    feeds response headers to the limiter   ``None`` (a failure is logged, not raised)
 =============  =====================================  ===========================================
 
 ``timeout`` on an op is the time left before the run's deadline (``None``: no deadline). The
@@ -29,11 +32,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from surefoot.llm._messages import ToolCall
+from surefoot.policy import SharedRateLimiter
 
 __all__ = [
     "Close",
     "DeadlineHit",
     "Emit",
+    "Observe",
     "Op",
     "Open",
     "Post",
@@ -41,6 +46,7 @@ __all__ = [
     "ReadAll",
     "RunTools",
     "Sleep",
+    "Throttle",
     "ToolJob",
 ]
 
@@ -124,6 +130,26 @@ class Emit:
         self.event = event
 
 
-Op = Post | Open | Read | ReadAll | Close | Sleep | RunTools | Emit
+class Throttle:
+    """Wait for a slot of ``limiter`` (``tokens`` estimated), at most ``timeout`` seconds."""
+
+    __slots__ = ("limiter", "timeout", "tokens")
+
+    def __init__(self, limiter: SharedRateLimiter, tokens: float, timeout: float | None) -> None:
+        self.limiter = limiter
+        self.tokens = tokens
+        self.timeout = timeout
+
+
+class Observe:
+    """Feed one response's ``headers`` to the client's rate limiter."""
+
+    __slots__ = ("headers",)
+
+    def __init__(self, headers: Mapping[str, str]) -> None:
+        self.headers = headers
+
+
+Op = Post | Open | Read | ReadAll | Close | Sleep | RunTools | Emit | Throttle | Observe
 
 CLOSE = Close()

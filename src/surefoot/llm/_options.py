@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from surefoot._redact import register_secret
 from surefoot.clock import SYSTEM_CLOCK, Clock
 from surefoot.llm._wire import STYLES, WireFormat, get_wire
-from surefoot.policy import BoundBudget, CircuitBreaker, RetryBudget, RetryPolicy
+from surefoot.policy import (
+    BoundBudget,
+    CircuitBreaker,
+    RetryBudget,
+    RetryPolicy,
+    SharedRateLimiter,
+)
 from surefoot.policy._types import OnError
 
 __all__ = ["DEFAULT_MAX_TURNS", "ModelSpec", "Options", "check_timeout"]
@@ -88,6 +94,16 @@ def check_timeout(name: str, value: object) -> float | None:
     return None if math.isinf(v) else v
 
 
+def check_seconds_option(name: str, value: object) -> float:
+    """A finite number of seconds >= 0 for option ``name`` (``TypeError``/``ValueError``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be seconds (a number), not {type(value).__name__}")
+    v = float(value)
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
+    return v
+
+
 def _count(name: str, value: object, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
@@ -113,6 +129,7 @@ class Options:
         "max_validation_retries",
         "models",
         "policy",
+        "rate_limiter",
         "read_timeout",
         "stream_headers",
         "stream_policy",
@@ -131,6 +148,8 @@ class Options:
         style: str,
         retries: int,
         retry_base: float,
+        max_delay: float,
+        max_hint: float,
         on_error: OnError | None,
         timeout: float | None,
         breaker: CircuitBreaker | Mapping[str, CircuitBreaker] | None,
@@ -144,6 +163,7 @@ class Options:
         max_validation_retries: int,
         clock: Clock | None,
         headers: Mapping[str, str] | None,
+        rate_limiter: SharedRateLimiter | None = None,
     ) -> None:
         if not isinstance(base_url, str) or not base_url.strip():
             raise ValueError("base_url must be the API root, like 'https://api.openai.com/v1'")
@@ -163,14 +183,22 @@ class Options:
         self.models = _models(model)
         if on_error is not None and not callable(on_error):
             raise TypeError("on_error must be a callable taking an ErrorInfo and returning a Tier")
+        delay_cap = check_seconds_option("max_delay", max_delay)
+        hint_cap = check_seconds_option("max_hint", max_hint)
         self.policy = RetryPolicy(
-            retries=_count("retries", retries, 0), retry_base=retry_base, on_error=on_error
+            retries=_count("retries", retries, 0),
+            retry_base=retry_base,
+            max_delay=delay_cap,
+            max_hint=hint_cap,
+            on_error=on_error,
         )
         # One attempt budget covers the whole stream, whatever the failures
         # (002_86810f19ca361bb9.txt): an error's own max_retry_attempts does not cap it.
         self.stream_policy = RetryPolicy(
             retries=_count("stream_attempts", stream_attempts, 1) - 1,
             retry_base=retry_base,
+            max_delay=delay_cap,
+            max_hint=hint_cap,
             on_error=on_error,
             respect_error_attempts=False,
         )
@@ -180,6 +208,12 @@ class Options:
         if budget is not None and not isinstance(budget, (RetryBudget, BoundBudget)):
             raise TypeError("budget must be a surefoot.policy.RetryBudget (or None)")
         self.budget = budget
+        if rate_limiter is not None and not isinstance(rate_limiter, SharedRateLimiter):
+            raise TypeError(
+                "rate_limiter must be a surefoot.policy.SharedRateLimiter (or None), not "
+                f"{type(rate_limiter).__name__}"
+            )
+        self.rate_limiter = rate_limiter
         self.hooks = hooks
         self.max_turns = _count("max_turns", max_turns, 1)
         self.max_tool_errors = _count("max_tool_errors", max_tool_errors, 0)

@@ -7,7 +7,10 @@ first new one, so a server that replays inclusively cannot duplicate a delta.
 
 :func:`stream_attempt` returns the completion, or the typed error that ended the attempt; the
 caller (:func:`surefoot.llm._call.call_model`) decides between retrying (nothing emitted yet),
-reconnecting (ids present) and raising.
+reconnecting (ids present) and raising. An error event after the first delta is *final*
+(``StreamProgress.final_error``) unless the default classifier retries it in a stream (an
+overload, a 5xx-class failure, a rate limit): a content filter, an invalid request or a
+context-length error event is never retried.
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ from surefoot.llm._classify import (
 )
 from surefoot.llm._ctx import RunCtx
 from surefoot.llm._messages import Completion
-from surefoot.llm._ops import CLOSE, DeadlineHit, Emit, Op, Open, Read, ReadAll
+from surefoot.llm._ops import CLOSE, DeadlineHit, Emit, Observe, Op, Open, Read, ReadAll
 from surefoot.llm._options import ModelSpec
 from surefoot.llm._wire import StreamEnd, StreamState, WireFormatError
+from surefoot.policy import default_retryable
 from surefoot.sse import SSEDecoder, SSEProtocolError
 
 __all__ = ["StreamProgress", "stream_attempt"]
@@ -77,6 +81,8 @@ def stream_attempt(
         if ctx.past_deadline():
             raise ctx.timed_out(exc) from exc
         return exception_error(exc, provider=provider, model=model)
+    if ctx.opts.rate_limiter is not None:
+        yield Observe(resp_headers)
     if status >= 300:
         try:
             data = yield ReadAll(ctx.left())
@@ -134,7 +140,11 @@ def stream_attempt(
                 skipping = False
             err_ev = event_error(ev.event, ev.data, provider=provider, model=model)
             if err_ev is not None:
-                progress.final_error = progress.emitted > 0
+                # After the first delta, a retryable error event (an overload, a 5xx-class
+                # failure) may be resumed like a cut stream; any other one is final.
+                progress.final_error = progress.emitted > 0 and not default_retryable(
+                    err_ev, in_stream=True
+                )
                 yield CLOSE
                 err_ev.context.metadata["http_status"] = status
                 return err_ev

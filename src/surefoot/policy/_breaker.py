@@ -317,6 +317,17 @@ class CircuitBreaker:
             self._notify(tr)
         return cast("Transition | None", tr)
 
+    async def _arelease(self, ticket: int) -> Transition | None:
+        """Report no outcome for ``ticket`` through the store's async methods. Only a probe's
+        release changes anything (it frees the reservation), so any other ticket costs no round
+        trip."""
+        if ticket < 0 or not ticket & 1:
+            return None
+        tr = await self._astore.arecord(self.name, ticket, NEUTRAL, self.clock.now(), self.config)
+        if tr is not None:
+            self._notify(tr)
+        return cast("Transition | None", tr)
+
     async def _acall_async_store(
         self, fn: Callable[P, Awaitable[R]], /, *args: P.args, **kwargs: P.kwargs
     ) -> R:

@@ -63,7 +63,8 @@ class RedisStore(BucketOps):
     both. ``namespace`` (``"default"``) separates applications sharing one Redis;
     ``when_down`` (``"local"``) what to do while Redis is unreachable, tried again at most every
     ``retry_interval`` (5 s); ``key_ttl`` (1 h) how long an idle key lives; ``on_event`` is
-    called with a :class:`StoreEvent` on every switch to and from the fallback.
+    called with a :class:`StoreEvent` on every switch to and from the fallback (more listeners:
+    :meth:`add_event_listener`; a :class:`surefoot.Guard` subscribes its hooks' ``on_store_event``).
     """
 
     def __init__(
@@ -183,6 +184,17 @@ class RedisStore(BucketOps):
     @property
     def when_down(self) -> WhenDown:
         return self._link.when_down
+
+    def add_event_listener(self, fn: Callable[[StoreEvent], object], *, weak: bool = False) -> None:
+        """Also call ``fn(event)`` with every :class:`StoreEvent` (after ``on_event``): any
+        number of listeners, so every guard or breaker sharing this store can hear the switches.
+        Adding the same callable twice has no effect. ``weak=True`` (for a bound method) keeps
+        no reference to its object: the listener goes away with it."""
+        self._link.add_listener(fn, weak=weak)
+
+    def remove_event_listener(self, fn: Callable[[StoreEvent], object]) -> None:
+        """Stop calling ``fn``; unknown listeners are ignored."""
+        self._link.remove_listener(fn)
 
     def ping(self) -> None:
         """Check the connection now: raises :class:`surefoot.ConfigurationError` on a wrong

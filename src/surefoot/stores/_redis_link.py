@@ -19,6 +19,7 @@ import asyncio
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -106,6 +107,9 @@ class Link:
         self.when_down = when_down
         self.retry_interval = retry_interval
         self.on_event = on_event
+        #: More listeners (``RedisStore.add_event_listener``): several guards or breakers sharing
+        #: one store each hear every event. An entry is a callable or a ``weakref.WeakMethod``.
+        self.listeners: list[Any] = []
         self._client_kwargs = client_kwargs
         self._down_until = 0.0  # monotonic; 0 = up
         self._lock = threading.Lock()
@@ -164,11 +168,39 @@ class Link:
             self._emit(StoreEvent("restored", self.where, self.when_down))
 
     def _emit(self, event: StoreEvent) -> None:
+        targets: list[Callable[[StoreEvent], object]] = []
         if self.on_event is not None:
+            targets.append(self.on_event)
+        dead = False
+        for entry in self.listeners:
+            if isinstance(entry, weakref.WeakMethod):
+                fn = entry()
+                if fn is None:
+                    dead = True
+                    continue
+                targets.append(fn)
+            else:
+                targets.append(entry)
+        if dead:
+            self.listeners = [
+                e
+                for e in self.listeners
+                if not isinstance(e, weakref.WeakMethod) or e() is not None
+            ]
+        for fn in targets:
             try:
-                self.on_event(event)
+                fn(event)
             except Exception:
                 _log.exception("surefoot: a store on_event callback raised; ignored")
+
+    def add_listener(self, fn: Callable[[StoreEvent], object], *, weak: bool = False) -> None:
+        entry: Any = weakref.WeakMethod(fn) if weak else fn
+        if any(_same(e, fn) for e in self.listeners):
+            return
+        self.listeners = [*self.listeners, entry]  # copy-on-write: _emit never sees a mutation
+
+    def remove_listener(self, fn: Callable[[StoreEvent], object]) -> None:
+        self.listeners = [e for e in self.listeners if not _same(e, fn)]
 
     # -- calls ---------------------------------------------------------------------------------
 
@@ -259,6 +291,12 @@ class Link:
         if self._down_until:
             self._came_back()
         return out
+
+
+def _same(entry: Any, fn: Callable[[StoreEvent], object]) -> bool:
+    if isinstance(entry, weakref.WeakMethod):
+        entry = entry()
+    return entry is not None and bool(entry == fn)
 
 
 class Down(Exception):
