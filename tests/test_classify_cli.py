@@ -94,3 +94,20 @@ def test_subprocess_jsonl(tmp_path: Path) -> None:
         timeout=60,
     )
     assert json.loads(res.stdout)["kind"] == "model_not_found"
+
+
+def test_nothing_to_classify_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    parser = argparse.ArgumentParser()
+    _classify.register(parser.add_subparsers())
+    args = parser.parse_args(["classify"])
+    assert args.handler(args) == 2
+    assert "nothing to classify" in capsys.readouterr().err
+
+
+def test_unknown_failure_is_not_advised_to_retry(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(["--body", "garbage"], capsys)
+    assert code == 0 and out.startswith("unknown")
+    assert "retry       no" in out and "Retry with backoff" not in out

@@ -116,7 +116,11 @@ def _explain(err: SurefootError) -> str:
     else:
         lines.append("  retry       no: repeating the same call cannot succeed")
     entry = catalog.best_entry(err.code)
-    if entry is not None:
+    if err.kind == "unknown":
+        # The catalog's UNKNOWN type is retryable; a failure the classifier cannot name is not
+        # retried automatically, so its advice would contradict the line above.
+        lines.append("  next action Read the message; pass --provider if you know the sender")
+    elif entry is not None:
         lines.append(f"  next action {entry.next_action}")
     if v["request_id"]:
         lines.append(f"  request id  {v['request_id']}")
@@ -184,6 +188,13 @@ def run(args: argparse.Namespace) -> int:
         body = _read_body(args.body)
     except OSError as exc:
         print(f"surefoot classify: cannot read the body: {exc}", file=sys.stderr)
+        return 2
+    if args.status is None and not args.header and not body:
+        print(
+            "surefoot classify: nothing to classify; give --status, --header or --body, "
+            "pipe a body on stdin, or use --jsonl FILE",
+            file=sys.stderr,
+        )
         return 2
     err = classify(
         args.status,

@@ -7,7 +7,7 @@ from typing import Any
 
 import aiohttp
 
-from surefoot.http._types import DEFAULT_MAX_BODY, BodyTooLargeError, Response
+from surefoot.http._types import DEFAULT_MAX_BODY, BodyTooLargeError, LowerHeaders, Response
 
 __all__ = ["AiohttpTransport"]
 
@@ -19,7 +19,7 @@ class _Stream:
         self._resp = resp
         self._max = max_body
         self.status = resp.status
-        self.headers: Mapping[str, str] = _lower(resp.headers)
+        self.headers: Mapping[str, str] = LowerHeaders(resp.headers)
 
     async def chunks(self) -> AsyncIterator[bytes]:
         async for chunk in self._resp.content.iter_any():
@@ -32,10 +32,6 @@ class _Stream:
         self._resp.close()
 
 
-def _lower(headers: Mapping[str, str]) -> dict[str, str]:
-    return {k.lower(): v for k, v in headers.items()}
-
-
 async def _read_bounded(resp: aiohttp.ClientResponse, limit: int) -> bytes:
     length = resp.content_length
     if length is not None and length > limit:
@@ -43,6 +39,10 @@ async def _read_bounded(resp: aiohttp.ClientResponse, limit: int) -> bytes:
         raise BodyTooLargeError(limit)
     if length is not None:
         return await resp.read()
+    return await _read_chunks(resp, limit)
+
+
+async def _read_chunks(resp: aiohttp.ClientResponse, limit: int) -> bytes:
     parts: list[bytes] = []
     total = 0
     async for chunk in resp.content.iter_any():
@@ -108,11 +108,27 @@ class AiohttpTransport:
         session = self._session
         if session is None or session.closed:
             session = self._get_session()
-        async with session.post(
-            url, data=body, headers=headers, timeout=self._timeout(timeout, self._read_timeout)
-        ) as resp:
-            data = await _read_bounded(resp, self._max)
-            return Response(resp.status, _lower(resp.headers), data)
+        # The hot path: the response is awaited and released in ``finally`` rather than used
+        # through ``async with`` (two context managers and a wait for the already finished
+        # request writer per call), and _read_bounded is inlined for a known length.
+        resp = await session.post(
+            url,
+            data=body,
+            headers=headers,
+            timeout=self._timeout(timeout, self._read_timeout),
+        )
+        try:
+            length = resp.content_length
+            if length is None:
+                data = await _read_chunks(resp, self._max)
+            elif length > self._max:
+                resp.close()
+                raise BodyTooLargeError(self._max)
+            else:
+                data = await resp.read()
+        finally:
+            resp.release()
+        return Response(resp.status, LowerHeaders(resp.headers), data)
 
     async def open_stream(
         self,

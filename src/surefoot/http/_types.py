@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -28,6 +28,53 @@ class BodyTooLargeError(ValueError):
             f"response body exceeds the {limit}-byte limit; raise max_body= if it is legitimate"
         )
         self.limit = limit
+
+
+class LowerHeaders(Mapping[str, str]):
+    """A response's headers with lower-case names (a repeated name keeps its last value): the
+    dict ``{name.lower(): value for name, value in headers.items()}``, built on first use.
+
+    A successful call rarely reads its response headers, so the transports hand this view
+    over instead of copying every header of every response. ``headers`` must not change after.
+    """
+
+    __slots__ = ("_dict", "_raw")
+
+    def __init__(self, headers: Any) -> None:
+        self._raw: Any = headers
+        self._dict: dict[str, str] | None = None
+
+    def _lower(self) -> dict[str, str]:
+        d = self._dict
+        if d is None:
+            d = self._dict = {k.lower(): v for k, v in self._raw.items()}
+        return d
+
+    def __getitem__(self, name: str) -> str:
+        return self._lower()[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._lower().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._lower()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lower())
+
+    def __len__(self) -> int:
+        return len(self._lower())
+
+    def items(self) -> Any:
+        return self._lower().items()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LowerHeaders):
+            other = other._lower()
+        return self._lower() == other
+
+    def __repr__(self) -> str:
+        return repr(self._lower())
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 
 import urllib3
 
-from surefoot.http._types import DEFAULT_MAX_BODY, BodyTooLargeError, Response
+from surefoot.http._types import DEFAULT_MAX_BODY, BodyTooLargeError, LowerHeaders, Response
 
 __all__ = ["Urllib3Transport"]
 
@@ -19,7 +19,7 @@ class _Stream:
         self._resp = resp
         self._max = max_body
         self.status = resp.status
-        self.headers: Mapping[str, str] = {k.lower(): v for k, v in resp.headers.items()}
+        self.headers: Mapping[str, str] = LowerHeaders(resp.headers)
 
     def chunks(self) -> Iterator[bytes]:
         yield from self._resp.stream(8192, decode_content=True)
@@ -100,7 +100,7 @@ class Urllib3Transport:
             data = _read_bounded(resp, self._max, end)
         finally:
             resp.release_conn()
-        return Response(resp.status, {k.lower(): v for k, v in resp.headers.items()}, data)
+        return Response(resp.status, LowerHeaders(resp.headers), data)
 
     def open_stream(
         self,

@@ -152,7 +152,7 @@ class ClientBase:
         if task_id is not None and (not isinstance(task_id, str) or not task_id):
             raise ValueError("task_id must be a non-empty str, or None")
         t = check_timeout("timeout", timeout) if timeout is not None else self._opts.timeout
-        registry = self._registry(tools)
+        registry = None if tools is None else self._registry(tools)
         if response_model is not None and not any(
             m.role == "system" and m.content.startswith("Answer with only a JSON") for m in msgs
         ):

@@ -32,16 +32,19 @@
    deadline; no slot in time raises the limiter's ``RateLimitError``), and every response's
    headers are fed back to it (``Observe``), error responses included.
 
-One idempotency key (uuid4) is sent as ``Idempotency-Key`` per logical request: per turn and
-model, reused by every retry and stream reconnect of it (another model gets its own key because
-its body differs).
+One idempotency key is sent as ``Idempotency-Key`` per logical request: per turn and model,
+reused by every retry and stream reconnect of it (another model gets its own key because its
+body differs). A key is 32 hex digits: 80 random bits drawn once per process (again in a forked
+child) and a 48-bit counter, as unique across processes and restarts as a uuid4 and much cheaper
+than ``os.urandom`` plus a ``UUID`` per request.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
-import uuid
-from collections.abc import Generator, Sequence
+import os
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from surefoot.errors import CircuitOpenError, RateLimitError, SurefootError
@@ -78,6 +81,25 @@ _FINAL_REASONS = ("not retryable", "on_error", "retry budget")
 #: Finish reasons of an answer that needs no inspection for an error inside a 200.
 _CLEAN = frozenset(("stop", "tool_calls"))
 
+_key_prefix = ""
+_key_counter = itertools.count()
+
+
+def _new_key_prefix() -> None:
+    global _key_prefix, _key_counter
+    _key_prefix = os.urandom(10).hex()
+    _key_counter = itertools.count()
+
+
+_new_key_prefix()
+if hasattr(os, "register_at_fork"):  # no fork on Windows
+    os.register_at_fork(after_in_child=_new_key_prefix)
+
+
+def idempotency_key() -> str:
+    """A new idempotency key (see the module docstring); thread-safe."""
+    return f"{_key_prefix}{next(_key_counter):012x}"
+
 
 def _post_attempt(
     ctx: RunCtx, spec: ModelSpec, headers: dict[str, str], body: bytes
@@ -98,7 +120,7 @@ def _post_attempt(
     if status >= 300:
         return http_error(status, resp.headers, resp.body, provider=provider, model=spec.name)
     try:
-        obj = json.loads(resp.body)
+        obj = _loads(resp.body)
     except ValueError as exc:
         return body_error(
             status,
@@ -138,6 +160,28 @@ def _post_attempt(
     return completion
 
 
+#: The scanner of ``json.loads``'s decoder (a default JSONDecoder): one JSON value at an index.
+_scan_json: Callable[[str, int], tuple[Any, int]]
+_scan_json = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _loads(body: bytes) -> Any:
+    """``json.loads(body)``, with a fast path for a body that opens with ``{`` and then a byte
+    other than NUL: UTF-8 for ``json.detect_encoding``, so decoded without sniffing, and
+    scanned as ``JSONDecoder.decode`` does without its set-up. Any failure of the fast path
+    re-parses with ``json.loads`` for its exact error."""
+    if body[:1] != b"{" or body[1:2] == b"\x00":
+        return json.loads(body)
+    text = body.decode("utf-8", "surrogatepass")
+    try:
+        obj, end = _scan_json(text, 0)
+    except StopIteration:
+        return json.loads(text)
+    if end != len(text) and text[end:].lstrip(" \t\n\r"):
+        return json.loads(text)  # "Extra data"
+    return obj
+
+
 def _admit(ctx: RunCtx, breaker: CircuitBreaker) -> int:
     """A breaker ticket for one attempt (or :class:`CircuitOpenError`); tells the hooks when
     this attempt is the probe that moved the circuit from open to half-open."""
@@ -175,10 +219,10 @@ def _refill(ctx: RunCtx, key: str) -> None:
 
 def _candidates(
     ctx: RunCtx, messages: Sequence[Message], tools: Sequence[ToolSpec]
-) -> list[ModelSpec]:
+) -> Sequence[ModelSpec]:
     models = ctx.opts.models
     if len(models) == 1 and models[0].context_window is None:
-        return [models[0]]
+        return models
     need = estimate_tokens(messages, tools)
     fits = [m for m in models if m.context_window is None or need <= m.context_window]
     if not fits:
@@ -233,7 +277,7 @@ def call_model(
             max_tokens=spec.max_tokens,
         )
         headers = dict(base_headers)
-        headers["Idempotency-Key"] = uuid.uuid4().hex
+        headers["Idempotency-Key"] = idempotency_key()
         budget_key = f"{opts.style}:{spec.name}"
         breaker = opts.breakers.get(spec.name) if opts.breakers else None
         progress = StreamProgress(wire.new_stream_state()) if stream else None
@@ -275,7 +319,8 @@ def call_model(
             if isinstance(outcome, Completion):
                 if breaker is not None:
                     _report(ctx, breaker, ticket, None)
-                _refill(ctx, budget_key)
+                if opts.budget is not None:
+                    _refill(ctx, budget_key)
                 if opts.hooks is not None or ctx.attempts:
                     ctx.record(spec.name, attempt, None, None, "ok", started=started)
                 return outcome, spec

@@ -195,7 +195,7 @@ class AsyncLLMClient(ClientBase):
 
     async def _drive(self, ctx: RunCtx, gen: Generator[Op, Any, RunResult]) -> RunResult:
         transport = self._transport
-        conn = _Conn()
+        conn: _Conn | None = None  # only for streamed ops: a plain run never needs one
         value: Any = None
         exc: BaseException | None = None
         try:
@@ -213,11 +213,13 @@ class AsyncLLMClient(ClientBase):
                     if type(op) is Post and op.timeout is None:
                         value = await transport.post(op.url, op.headers, op.body, timeout=None)
                     else:
+                        if conn is None:
+                            conn = _Conn()
                         value = await self._perform(op, conn)
                 except Exception as e:
                     exc = e
         finally:
-            if conn.stream is not None:
+            if conn is not None and conn.stream is not None:
                 await conn.close()
             gen.close()
 

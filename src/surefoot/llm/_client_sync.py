@@ -208,7 +208,7 @@ class LLMClient(ClientBase):
 
     def _drive(self, ctx: RunCtx, gen: Generator[Op, Any, RunResult]) -> RunResult:
         transport = self._transport
-        conn = _Conn()
+        conn: _Conn | None = None  # only for streamed ops: a plain run never needs one
         value: Any = None
         exc: BaseException | None = None
         try:
@@ -226,11 +226,13 @@ class LLMClient(ClientBase):
                     if type(op) is Post:
                         value = transport.post(op.url, op.headers, op.body, timeout=op.timeout)
                     else:
+                        if conn is None:
+                            conn = _Conn()
                         value = self._do(op, conn)
                 except Exception as e:
                     exc = e
         finally:
-            if conn.stream is not None:
+            if conn is not None and conn.stream is not None:
                 conn.close()
             gen.close()
 

@@ -49,11 +49,15 @@ __all__ = ["run_flow"]
 _MAX_TOOL_TEXT = 16_384
 
 
+#: The usage before the first turn (frozen, so one shared instance).
+_NO_USAGE = Usage()
+
+
 class _State:
     __slots__ = ("arg_errors", "repeats", "tool_failures", "usage", "validation_rounds")
 
     def __init__(self) -> None:
-        self.usage = Usage()
+        self.usage = _NO_USAGE
         self.repeats: dict[tuple[str, str], int] = {}
         self.arg_errors = 0
         self.tool_failures = 0
@@ -75,7 +79,9 @@ def run_flow(
     for turn in range(opts.max_turns):
         ctx.turn = turn
         completion, spec = yield from call_model(ctx, messages, specs, stream=stream)
-        st.usage = st.usage + completion.usage
+        # The first turn's usage is the sum so far (Usage is frozen): no addition needed.
+        usage = st.usage
+        st.usage = completion.usage if usage is _NO_USAGE else usage + completion.usage
         msg = completion.message
         messages.append(msg)
         if msg.tool_calls:
@@ -86,7 +92,7 @@ def run_flow(
                 ended.turns = turn + 1
                 return ended
             continue
-        text = completion.text
+        text = msg.content
         output = None
         if response_model is not None:
             output, problem = _validate(response_model, text)

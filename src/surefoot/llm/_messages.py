@@ -28,6 +28,8 @@ __all__ = [
 
 Role = Literal["system", "user", "assistant", "tool"]
 _ROLES: Final = frozenset(("system", "user", "assistant", "tool"))
+#: The roles a message of only ``role`` and ``content`` may have (a tool message needs an id).
+_PLAIN_ROLES: Final = frozenset(("system", "user", "assistant"))
 #: OpenAI's newer name for a system message; accepted on input and mapped to ``"system"``.
 _ROLE_ALIASES: Final = {"developer": "system"}
 
@@ -181,8 +183,9 @@ def normalize_messages(
     """
     if isinstance(prompt_or_messages, str):
         return [Message("user", prompt_or_messages)]
-    if isinstance(prompt_or_messages, (bytes, Mapping)) or not isinstance(
-        prompt_or_messages, Sequence
+    if type(prompt_or_messages) is not list and (  # a list passes both checks
+        isinstance(prompt_or_messages, (bytes, Mapping))
+        or not isinstance(prompt_or_messages, Sequence)
     ):
         raise TypeError(
             "expected a prompt str or a list of messages (Message or dicts with 'role' and "
@@ -192,6 +195,14 @@ def normalize_messages(
         raise ValueError("the conversation is empty; pass a prompt or at least one message")
     out: list[Message] = []
     for i, item in enumerate(prompt_or_messages):
+        # The common case first: a plain {"role": ..., "content": "..."} dict of a role that
+        # needs nothing else; what _from_dict would build from it, without its checks.
+        if type(item) is dict and len(item) == 2:
+            role = item.get("role")
+            content = item.get("content")
+            if type(role) is str and role in _PLAIN_ROLES and type(content) is str:
+                out.append(Message(role, content))  # type: ignore[arg-type]
+                continue
         if isinstance(item, Message):
             out.append(item)
         elif isinstance(item, Mapping):

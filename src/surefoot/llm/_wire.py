@@ -25,8 +25,9 @@ Data that is not JSON raises :class:`WireFormatError`. Events after the end are 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
@@ -173,9 +174,24 @@ def get_wire(style: str) -> WireFormat:
     return wire
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+#: The C encoder factory of the json module (``None`` without its C accelerator).
+_c_make_encoder: Callable[..., Callable[[Any, int], Iterable[str]]] | None = getattr(
+    json.encoder, "c_make_encoder", None
+)
+
+
 def dumps(obj: Any) -> bytes:
     """Compact JSON bytes (ASCII-escaped, so any str, even a lone surrogate, encodes)."""
-    return json.dumps(obj, separators=(",", ":")).encode()
+    # The hot path: what ``_ENCODER.encode(obj)`` does with the C encoder, without the Python
+    # set-up around it (``json.dumps`` with a keyword even builds a new JSONEncoder per call).
+    # A new markers dict per call keeps the circular-reference check.
+    if _c_make_encoder is None:
+        return _ENCODER.encode(obj).encode()
+    encode = _c_make_encoder(
+        {}, _ENCODER.default, encode_basestring_ascii, None, ":", ",", False, False, True
+    )
+    return "".join(encode(obj, 0)).encode()
 
 
 def join_endpoint(base_url: str, path: str, version: str = "") -> str:

@@ -89,6 +89,22 @@ def _text(content: Any) -> str:
     raise WireFormatError(f"message content is a {type(content).__name__}, not text")
 
 
+def _parse_calls(raw_calls: Any) -> tuple[ToolCall, ...]:
+    if not isinstance(raw_calls, list):
+        raise WireFormatError("message.tool_calls is not a list")
+    calls: list[ToolCall] = []
+    for i, c in enumerate(raw_calls):
+        fn = c.get("function") if isinstance(c, dict) else None
+        if not isinstance(fn, dict):
+            raise WireFormatError(f"tool call {i} has no 'function'")
+        args = fn.get("arguments")
+        if not isinstance(args, str):
+            args = "" if args is None else json.dumps(args)
+        call_id = _str_or_none(c.get("id")) or f"call_{i}"
+        calls.append(ToolCall(call_id, _str_or_none(fn.get("name")) or "", args))
+    return tuple(calls)
+
+
 def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -153,29 +169,27 @@ class OpenAIWire:
         message = choice.get("message") if isinstance(choice, dict) else None
         if not isinstance(message, dict):
             raise WireFormatError("choices[0] has no 'message'; it is not a chat completion")
-        calls: list[ToolCall] = []
-        raw_calls = message.get("tool_calls") or []
-        if not isinstance(raw_calls, list):
-            raise WireFormatError("message.tool_calls is not a list")
-        for i, c in enumerate(raw_calls):
-            fn = c.get("function") if isinstance(c, dict) else None
-            if not isinstance(fn, dict):
-                raise WireFormatError(f"tool call {i} has no 'function'")
-            args = fn.get("arguments")
-            if not isinstance(args, str):
-                args = "" if args is None else json.dumps(args)
-            call_id = _str_or_none(c.get("id")) or f"call_{i}"
-            calls.append(ToolCall(call_id, _str_or_none(fn.get("name")) or "", args))
-        refusal = _str_or_none(message.get("refusal"))
-        raw = _str_or_none(choice.get("finish_reason"))
+        raw_calls = message.get("tool_calls")
+        calls = _parse_calls(raw_calls) if raw_calls else ()
+        # The hot path: _str_or_none, _text and normalize_finish_reason inlined.
+        refusal = message.get("refusal")
+        if not isinstance(refusal, str):
+            refusal = None
+        raw = choice.get("finish_reason")
+        if not isinstance(raw, str):
+            raw = None
+        content = message.get("content")
+        text = content if isinstance(content, str) else _text(content)
+        model = obj.get("model")
+        ident = obj.get("id")
         return Completion(
-            message=Message("assistant", _text(message.get("content")), tuple(calls)),
-            finish_reason=normalize_finish_reason(raw, refusal),
-            usage=_usage(obj.get("usage")),
-            model=_str_or_none(obj.get("model")),
-            id=_str_or_none(obj.get("id")),
-            raw_finish_reason=raw,
-            refusal=refusal,
+            Message("assistant", text, calls),
+            "refusal" if refusal else (None if raw is None else _FINISH.get(raw, raw)),
+            _usage(obj.get("usage")),
+            model if isinstance(model, str) else None,
+            ident if isinstance(ident, str) else None,
+            raw,
+            refusal,
         )
 
     def new_stream_state(self) -> OpenAIStreamState:
