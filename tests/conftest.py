@@ -12,9 +12,11 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
+
+from _http_stub import Handler, Stub
 
 
 def _free_port() -> int:
@@ -115,3 +117,17 @@ def redis_factory() -> Iterator[type[RedisServer]]:
 def namespace(request: pytest.FixtureRequest) -> str:
     """A namespace unique to the test, so tests sharing the session server never collide."""
     return f"t{abs(hash(request.node.nodeid)) % 10**10}-{time.monotonic_ns() % 10**6}"
+
+
+@pytest.fixture
+def http_stub() -> Iterator[Callable[[Handler], Stub]]:
+    """A factory of loopback HTTP stubs (see ``tests/_http_stub.py``), closed after the test."""
+    made: list[Stub] = []
+
+    def make(handler: Handler) -> Stub:
+        made.append(Stub(handler))
+        return made[-1]
+
+    yield make
+    for s in made:
+        s.close()

@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import surefoot
+from _http_stub import Handler, Stub
 from surefoot import ErrorInfo, Tier
 from surefoot.testing.clock import FakeClock
 
-Handler = Callable[[], tuple[int, str]]
+Stubs = Callable[[Handler], Stub]
 
 OK = json.dumps(
     {
@@ -41,58 +40,6 @@ def completion(text: str) -> str:
     return json.dumps(doc)
 
 
-class Stub:
-    """The seed's ``Stub``: answers every POST with ``handler()``; counts calls."""
-
-    def __init__(self, handler: Handler) -> None:
-        stub = self
-        self.calls = 0
-        self.handler = handler
-
-        class H(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                stub.calls += 1
-                status, body = stub.handler()
-                data = body.encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:
-                    pass
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.server.daemon_threads = True
-        self.server.block_on_close = False
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def stub() -> Iterator[Callable[[Handler], Stub]]:
-    made: list[Stub] = []
-
-    def make(handler: Handler) -> Stub:
-        made.append(Stub(handler))
-        return made[-1]
-
-    yield make
-    for s in made:
-        s.close()
-
-
 def options(base_url: str, **extra: Any) -> dict[str, Any]:
     return {
         "base_url": base_url,
@@ -107,18 +54,18 @@ def options(base_url: str, **extra: Any) -> dict[str, Any]:
 # -- 1. The default classifier retries a transient 500 ---------------------------------------
 
 
-def test_example_1_transient_500_is_retried_once(stub: Callable[[Handler], Stub]) -> None:
+def test_example_1_transient_500_is_retried_once(http_stub: Stubs) -> None:
     answers = iter([(500, '{"error":"upstream hiccup"}'), (200, completion("recovered"))])
-    s = stub(lambda: next(answers))
+    s = http_stub(lambda: next(answers))
     client = surefoot.LLMClient(**options(s.base_url, clock=FakeClock()))
     result = client.run("try again")
     assert s.calls == 2, f"expected 1 retry (2 calls), got {s.calls}"
     assert result.text == "recovered"
 
 
-async def test_example_1_async(stub: Callable[[Handler], Stub]) -> None:
+async def test_example_1_async(http_stub: Stubs) -> None:
     answers = iter([(500, '{"error":"upstream hiccup"}'), (200, completion("recovered"))])
-    s = stub(lambda: next(answers))
+    s = http_stub(lambda: next(answers))
     async with surefoot.AsyncLLMClient(**options(s.base_url, clock=FakeClock())) as client:
         result = await client.run("try again")
     assert (s.calls, result.text) == (2, "recovered")
@@ -128,9 +75,9 @@ async def test_example_1_async(stub: Callable[[Handler], Stub]) -> None:
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-async def test_example_2_on_error_retries_a_402(stub: Callable[[Handler], Stub], mode: str) -> None:
+async def test_example_2_on_error_retries_a_402(http_stub: Stubs, mode: str) -> None:
     answers = iter([(402, '{"error":"payment required"}'), (200, completion("topped up"))])
-    s = stub(lambda: next(answers))
+    s = http_stub(lambda: next(answers))
     seen: list[ErrorInfo] = []
 
     def on_error(info: ErrorInfo) -> Tier:
@@ -155,8 +102,8 @@ async def test_example_2_on_error_retries_a_402(stub: Callable[[Handler], Stub],
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-async def test_example_3a_fail_skips_retries(stub: Callable[[Handler], Stub], mode: str) -> None:
-    s = stub(lambda: (500, '{"error":"down"}'))
+async def test_example_3a_fail_skips_retries(http_stub: Stubs, mode: str) -> None:
+    s = http_stub(lambda: (500, '{"error":"down"}'))
     opts = options(s.base_url, retries=5, on_error=lambda _: Tier.FAIL, clock=FakeClock())
     with pytest.raises(surefoot.SurefootError) as info:
         if mode == "sync":
@@ -176,8 +123,10 @@ def stalled() -> tuple[int, str]:
     return 200, completion("too late")
 
 
-def test_example_3b_timeout_bounds_a_stalled_call_sync(stub: Callable[[Handler], Stub]) -> None:
-    s = stub(stalled)
+def test_example_3b_timeout_bounds_a_stalled_call_sync(
+    http_stub: Stubs,
+) -> None:
+    s = http_stub(stalled)
     client = surefoot.LLMClient(**options(s.base_url, retries=0, timeout=0.2))
     start = time.monotonic()
     with pytest.raises(surefoot.RunTimeoutError):
@@ -186,9 +135,9 @@ def test_example_3b_timeout_bounds_a_stalled_call_sync(stub: Callable[[Handler],
 
 
 async def test_example_3b_timeout_bounds_a_stalled_call_async(
-    stub: Callable[[Handler], Stub],
+    http_stub: Stubs,
 ) -> None:
-    s = stub(stalled)
+    s = http_stub(stalled)
     async with surefoot.AsyncLLMClient(**options(s.base_url, retries=0, timeout=0.2)) as client:
         start = time.monotonic()
         with pytest.raises(surefoot.RunTimeoutError):
@@ -196,8 +145,10 @@ async def test_example_3b_timeout_bounds_a_stalled_call_async(
     assert time.monotonic() - start < 1.4
 
 
-async def test_caution_a_cancel_is_never_a_run_timeout(stub: Callable[[Handler], Stub]) -> None:
-    s = stub(stalled)
+async def test_caution_a_cancel_is_never_a_run_timeout(
+    http_stub: Stubs,
+) -> None:
+    s = http_stub(stalled)
     async with surefoot.AsyncLLMClient(**options(s.base_url, timeout=10)) as client:
         task = asyncio.create_task(client.run("cancel me"))
         while s.calls == 0:

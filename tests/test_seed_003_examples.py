@@ -14,67 +14,19 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
-import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import pytest
 
 import surefoot
+from _http_stub import Handler, Stub
 from surefoot.guard import resilient
 from surefoot.policy import ErrorInfo, Tier, time_left
 from surefoot.testing.clock import FakeClock
 
-Handler = Callable[[], tuple[int, str]]
-
-
-class Stub:
-    def __init__(self, handler: Handler) -> None:
-        stub = self
-        self.handler = handler
-
-        class H(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                status, body = stub.handler()
-                data = body.encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:
-                    pass
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.server.daemon_threads = True
-        self.server.block_on_close = False
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def make_stub() -> Iterator[Callable[[Handler], Stub]]:
-    stubs: list[Stub] = []
-
-    def make(handler: Handler) -> Stub:
-        stubs.append(Stub(handler))
-        return stubs[-1]
-
-    yield make
-    for s in stubs:
-        s.close()
+Stubs = Callable[[Handler], Stub]
 
 
 def classify(status: int, body: str) -> surefoot.SurefootError:
@@ -139,7 +91,7 @@ def completion(content: str) -> str:
 
 
 def test_example_1_default_classifier_retries_transient_500(
-    make_stub: Callable[[Handler], Stub],
+    http_stub: Stubs,
 ) -> None:
     calls = 0
 
@@ -150,7 +102,7 @@ def test_example_1_default_classifier_retries_transient_500(
             return 500, '{"error":"upstream hiccup"}'
         return 200, completion("recovered")
 
-    stub = make_stub(handler)
+    stub = http_stub(handler)
 
     @resilient(retry_base=0.001, clock=FakeClock())  # no on_error needed for the default
     def run(prompt: str) -> str:
@@ -164,7 +116,7 @@ def test_example_1_default_classifier_retries_transient_500(
 # -- 2. on_error overrides the classifier: retry a status the default gives up on ----------
 
 
-def test_example_2_on_error_retries_402(make_stub: Callable[[Handler], Stub]) -> None:
+def test_example_2_on_error_retries_402(http_stub: Stubs) -> None:
     calls = 0
     seen: list[ErrorInfo] = []
 
@@ -175,7 +127,7 @@ def test_example_2_on_error_retries_402(make_stub: Callable[[Handler], Stub]) ->
             return 402, '{"error":"payment required"}'
         return 200, completion("topped up")
 
-    stub = make_stub(handler)
+    stub = http_stub(handler)
 
     def on_error(info: ErrorInfo) -> Tier:
         seen.append(info)
@@ -197,7 +149,7 @@ def test_example_2_on_error_retries_402(make_stub: Callable[[Handler], Stub]) ->
 # -- 3A. Tier.FAIL stops immediately ---------------------------------------------------------
 
 
-def test_example_3a_tier_fail_stops_after_one_call(make_stub: Callable[[Handler], Stub]) -> None:
+def test_example_3a_tier_fail_stops_after_one_call(http_stub: Stubs) -> None:
     calls = 0
 
     def handler() -> tuple[int, str]:
@@ -205,7 +157,7 @@ def test_example_3a_tier_fail_stops_after_one_call(make_stub: Callable[[Handler]
         calls += 1
         return 500, '{"error":"down"}'
 
-    stub = make_stub(handler)
+    stub = http_stub(handler)
 
     @resilient(retries=5, retry_base=0.001, on_error=lambda _: Tier.FAIL, clock=FakeClock())
     def run(prompt: str) -> str:
@@ -224,8 +176,8 @@ def stalled() -> tuple[int, str]:
     return 200, completion("too late")
 
 
-def test_example_3b_timeout_bounds_stalled_call_sync(make_stub: Callable[[Handler], Stub]) -> None:
-    stub = make_stub(stalled)
+def test_example_3b_timeout_bounds_stalled_call_sync(http_stub: Stubs) -> None:
+    stub = http_stub(stalled)
 
     @resilient(retries=0, timeout=0.2)
     def run(prompt: str) -> str:
@@ -236,9 +188,9 @@ def test_example_3b_timeout_bounds_stalled_call_sync(make_stub: Callable[[Handle
 
 
 async def test_example_3b_timeout_bounds_stalled_call_async(
-    make_stub: Callable[[Handler], Stub],
+    http_stub: Stubs,
 ) -> None:
-    stub = make_stub(stalled)
+    stub = http_stub(stalled)
 
     @resilient(retries=0, timeout=0.2)
     async def run(prompt: str) -> str:
@@ -249,9 +201,9 @@ async def test_example_3b_timeout_bounds_stalled_call_async(
 
 
 async def test_external_cancel_surfaces_as_cancelled_error(
-    make_stub: Callable[[Handler], Stub],
+    http_stub: Stubs,
 ) -> None:
-    stub = make_stub(stalled)
+    stub = http_stub(stalled)
     classified: list[ErrorInfo] = []
 
     @resilient(retries=2, timeout=10, on_error=lambda i: classified.append(i) or Tier.RETRY)
