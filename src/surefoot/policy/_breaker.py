@@ -27,7 +27,6 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-import math
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any, Literal, ParamSpec, TypeVar, cast
@@ -35,6 +34,7 @@ from typing import Any, Literal, ParamSpec, TypeVar, cast
 from surefoot.clock import SYSTEM_CLOCK, Clock
 from surefoot.errors import CircuitOpenError
 from surefoot.policy._classifier import CANCELLATION, breaker_counts
+from surefoot.policy._retry import check_seconds
 from surefoot.stores._base import (
     FAILURE,
     NEUTRAL,
@@ -66,12 +66,9 @@ def _positive_int(name: str, value: object) -> int:
 
 
 def _seconds(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number of seconds, got {type(value).__name__}")
-    v = float(value)
-    if not math.isfinite(v) or v < 0:
-        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
-    return v
+    seconds = check_seconds(name, value)
+    assert seconds is not None  # check_seconds returns None only when allow_none is set
+    return seconds
 
 
 class Permit:
