@@ -1,7 +1,8 @@
 """Run every benchmark (or the ones named) and print their tables: ``python -m bench [NAME...]``.
 
-Names: guard, sse, classify, client, redis. Each benchmark measures surefoot and its anchors in
-the same run and prints ratios; absolute figures drift with the machine's load, ratios less so.
+Names: guard, import, sse, classify, client, redis. Each benchmark measures surefoot and its
+anchors in the same run and prints ratios; absolute figures drift with the machine's load, ratios
+less so.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import importlib
 import sys
 import time
 
-BENCHES = ("guard", "sse", "classify", "client", "redis")
+BENCHES = ("guard", "import", "sse", "classify", "client", "redis")
 
 
 def main(argv: list[str]) -> int:

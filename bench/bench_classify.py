@@ -160,7 +160,7 @@ def _text(body: object) -> str:
 
 def _error_object(row: dict[str, Any]) -> tuple[int, str] | None:
     """The error object inside a 200 body or stream, as (status, text), or None."""
-    from surefoot.classify._util import status_of
+    from surefoot._classify._util import status_of
     from surefoot.sse import SSEDecoder
 
     if row["where"] == "body200":
@@ -197,7 +197,7 @@ def _error_object(row: dict[str, Any]) -> tuple[int, str] | None:
 
 
 def _litellm_cases(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    from surefoot.classify._util import status_of
+    from surefoot._classify._util import status_of
 
     cases = []
     for r in rows:
@@ -253,7 +253,7 @@ def _litellm_verdict(v: dict[str, Any] | None) -> tuple[str | None, bool | None]
 
 
 def throughput(rows: list[dict[str, Any]], seconds: float = 2.0) -> float:
-    from surefoot.classify import classify
+    from surefoot._classify import classify
 
     args = [(r["status"], r.get("headers") or {}, r["body"], r["provider"]) for r in rows]
     n = 0
@@ -267,7 +267,7 @@ def throughput(rows: list[dict[str, Any]], seconds: float = 2.0) -> float:
 
 
 def main() -> dict[str, Any]:
-    from surefoot.classify import classify
+    from surefoot._classify import classify
 
     rows = _rows()
     ours: dict[str, tuple[str, bool]] = {}

@@ -50,7 +50,7 @@ async def _atarget() -> int:
 
 def sync_candidates() -> dict[str, Callable[[], Any]]:
     import surefoot.guard as sg
-    from surefoot.policy import CircuitBreaker
+    from surefoot import CircuitBreaker
 
     out: dict[str, Callable[[], Any]] = {"bare": _target}
     full = sg.Guard(retries=2, timeout=30.0, breaker=CircuitBreaker("bench-sync"))
@@ -98,7 +98,7 @@ def sync_candidates() -> dict[str, Callable[[], Any]]:
 
 def async_candidates() -> dict[str, Callable[[], Awaitable[Any]]]:
     import surefoot.guard as sg
-    from surefoot.policy import CircuitBreaker
+    from surefoot import CircuitBreaker
 
     out: dict[str, Callable[[], Awaitable[Any]]] = {"bare": _atarget}
     out["surefoot retry+breaker+deadline"] = sg.resilient(

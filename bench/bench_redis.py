@@ -89,8 +89,7 @@ async def _atarget() -> int:
 
 
 def main() -> dict[str, Any]:
-    from surefoot import Guard
-    from surefoot.policy import CircuitBreaker, RetryBudget
+    from surefoot import CircuitBreaker, Guard, RetryBudget
     from surefoot.stores import MemoryStore, RedisStore
 
     proc, url, tmp = _start_redis()

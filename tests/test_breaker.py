@@ -4,7 +4,8 @@ import threading
 import pytest
 
 import surefoot
-from surefoot.policy import BreakerState, CircuitBreaker
+from surefoot import CircuitBreaker
+from surefoot.policy import BreakerState
 from surefoot.stores import MemoryStore
 from surefoot.testing.clock import FakeClock
 

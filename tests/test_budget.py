@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from surefoot.policy import RetryBudget
+from surefoot import RetryBudget
 
 
 def test_retries_spend_and_successes_refill() -> None:

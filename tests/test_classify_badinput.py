@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from surefoot.classify import KINDS, classify, classify_event, inspect_response
+from surefoot import KINDS, classify, classify_event, inspect_response
 from surefoot.errors import SurefootError
 
 json_values = st.recursive(

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from surefoot.classify import KINDS, classify
+from surefoot import KINDS, classify
 
 CORPUS = Path(__file__).parent / "data" / "classify_corpus.jsonl"
 THRESHOLD = 0.97

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import surefoot
-from surefoot.classify import (
+from surefoot import (
     Kind,
     RateLimitInfo,
     classify,

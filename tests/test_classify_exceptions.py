@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 import surefoot
-from surefoot.classify import classify_exception
+from surefoot import classify_exception
 
 
 def _resp(status: int, body: str, headers: dict[str, str] | None = None) -> httpx.Response:

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from surefoot.classify import _rules
-from surefoot.classify._fastre import RuleTable, lowered, required_literals
+from surefoot._classify import _rules
+from surefoot._classify._fastre import RuleTable, lowered, required_literals
 
 CORPUS = Path(__file__).parent / "data" / "classify_corpus.jsonl"
 TABLES = {

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import surefoot
-from surefoot.classify import classify, classify_event, inspect_response
+from surefoot import classify, classify_event, inspect_response
 
 #: The refusal body shown in OpenAI's Structured Outputs guide (the "Refusals" section).
 DOCS_REFUSAL: dict[str, Any] = {

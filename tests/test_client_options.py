@@ -55,7 +55,7 @@ def test_max_delay_and_max_hint_reach_the_retry_policies(cls: Any) -> None:
     assert (opts.policy.max_delay, opts.policy.max_hint) == (8.0, 120.0)
     c = cls(**OK, max_delay=0.25, max_hint=3)
     opts = c._opts
-    for policy in (opts.policy, opts.stream_policy):
+    for policy in (opts.policy, opts.resume_policy):
         assert policy.max_delay == 0.25 and policy.max_hint == 3.0
 
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import surefoot
+from surefoot import SharedRateLimiter
 from surefoot.errors import RateLimitError
-from surefoot.policy import SharedRateLimiter
 from surefoot.testing.faults import FaultServer, Model, Status
 from test_client_helpers import MODES, STYLES, FakeClock, Harness, StubServer, text_of
 

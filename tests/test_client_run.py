@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 import surefoot
+from surefoot import CircuitBreaker, RetryBudget
 from surefoot.errors import CircuitOpenError, LLMError, RateLimitError
 from surefoot.guard import AttemptRecord, GuardHooks
 from surefoot.llm import ModelAttempt, ModelSpec
-from surefoot.policy import CircuitBreaker, RetryBudget, Tier
+from surefoot.policy import Tier
 from surefoot.testing.faults import (
     ErrorIn200,
     FaultServer,

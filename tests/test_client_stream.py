@@ -198,33 +198,51 @@ def test_stream_attempt_budget_covers_the_whole_stream(mode: str, style: str) ->
         assert len(srv.requests) == 3
 
 
+LONG = " ".join(f"word{i}" for i in range(60))
+
+
 @modes
 @both
 def test_stream_budget_is_not_capped_by_the_errors_own_attempts(mode: str, style: str) -> None:
-    """A reset allows 3 retries of its own, but one budget of stream_attempts covers the whole
-    stream (002_86810f19ca361bb9.txt): 4 resets then success succeed, 5 resets fail."""
+    """After the first delta, a reset allows 3 retries of its own, but one budget of
+    stream_attempts covers every resume of the stream: 4 resets then success succeed, 5 fail."""
     assert surefoot.NetworkError("reset").max_retry_attempts < 4
-    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
-        srv.enqueue(Reset(), times=4)
+    with FaultServer(models=[Model("m1", reply=LONG)]) as srv:
+        srv.enqueue(Reset(at="mid_body", after_events=5), times=4)
         events, exc = Harness(mode, srv, style, stream_attempts=5).stream("hi")
         assert exc is None, repr(exc)
-        assert text_of(events) == REPLY
+        assert text_of(events) == LONG
         attempts = events[-1].result.attempts
-        assert [(a.outcome, a.kind) for a in attempts] == [("retry", "network")] * 4 + [
+        assert [(a.outcome, a.kind) for a in attempts] == [("reconnect", "network")] * 4 + [
             ("ok", None)
         ]
         assert len(srv.requests) == 5 and len({r.idempotency_key for r in srv.requests}) == 1
-    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
-        srv.enqueue(Reset(), times=5)
+    with FaultServer(models=[Model("m1", reply=LONG)]) as srv:
+        srv.enqueue(Reset(at="mid_body", after_events=5), times=5)
         _events, exc = Harness(mode, srv, style, stream_attempts=5).stream("hi")
         assert isinstance(exc, surefoot.SurefootError) and exc.kind == "network"
         assert exc.context.attempt == 4
         assert len(srv.requests) == 5
-    with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
-        srv.enqueue(Reset(), times=5)
-        with pytest.raises(surefoot.NetworkError):  # run() keeps its own retries (2)
-            Harness(mode, srv, style).run("hi")
-        assert len(srv.requests) == 3
+
+
+@modes
+@both
+def test_retries_before_the_first_delta_mean_what_they_mean_for_run(mode: str, style: str) -> None:
+    """Before the first delta a stream's failures follow ``retries=`` exactly as ``run()``'s
+    do (the stream's own budget only bounds the resumes after it): the same number of
+    attempts for the same failures, whatever ``stream_attempts`` says."""
+    for retries in (1, 2):
+        for call in ("run", "stream"):
+            with FaultServer(models=[Model("m1", reply=REPLY)]) as srv:
+                srv.enqueue(Reset(), times=9)
+                h = Harness(mode, srv, style, retries=retries, stream_attempts=5)
+                if call == "run":
+                    with pytest.raises(surefoot.NetworkError):
+                        h.run("hi")
+                else:
+                    _events, exc = h.stream("hi")
+                    assert isinstance(exc, surefoot.NetworkError)
+                assert len(srv.requests) == retries + 1, (call, retries)
 
 
 @modes

@@ -3,7 +3,7 @@ import contextvars
 
 import pytest
 
-from surefoot.policy import current_deadline, deadline, time_left
+from surefoot import current_deadline, deadline, time_left
 from surefoot.testing.clock import FakeClock
 
 
@@ -36,9 +36,12 @@ def test_none_means_no_new_deadline() -> None:
         assert current_deadline() == 5.0
 
 
-@pytest.mark.parametrize("bad", [-1, float("nan"), "5", True])
-def test_bad_seconds(bad: object) -> None:
-    with pytest.raises(ValueError, match="seconds must"):
+@pytest.mark.parametrize(
+    ("bad", "error"),
+    [(-1, ValueError), (float("nan"), ValueError), ("5", TypeError), (True, TypeError)],
+)
+def test_bad_seconds(bad: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="seconds must"):
         deadline(bad)  # type: ignore[arg-type]
 
 

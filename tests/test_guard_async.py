@@ -5,16 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import surefoot
+from surefoot import CircuitBreaker, RetryBudget, deadline, time_left
 from surefoot.guard import Guard, resilient
-from surefoot.policy import (
-    BreakerState,
-    CircuitBreaker,
-    ErrorInfo,
-    RetryBudget,
-    Tier,
-    deadline,
-    time_left,
-)
+from surefoot.policy import BreakerState, ErrorInfo, Tier
 from surefoot.testing.clock import FakeClock
 
 

@@ -5,8 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import surefoot
+from surefoot import CircuitBreaker, RetryBudget, time_left
 from surefoot.guard import Guard, GuardHooks, resilient
-from surefoot.policy import BreakerState, CircuitBreaker, ErrorInfo, RetryBudget, Tier, time_left
+from surefoot.policy import BreakerState, ErrorInfo, Tier
 from surefoot.testing.clock import FakeClock
 
 
@@ -246,19 +247,22 @@ def test_resilient_decorator_forms() -> None:
 
 
 @pytest.mark.parametrize(
-    "kw",
+    ("kw", "error"),
     [
-        {"timeout": 0},
-        {"timeout": -1},
-        {"timeout": float("inf")},
-        {"breaker": 1},
-        {"budget": 2},
-        {"hooks": 5},
+        ({"timeout": 0}, ValueError),
+        ({"timeout": -1}, ValueError),
+        ({"breaker": 1}, TypeError),
+        ({"budget": 2}, TypeError),
+        ({"hooks": 5}, TypeError),
     ],
 )
-def test_guard_bad_settings(kw: dict[str, object]) -> None:
-    with pytest.raises(ValueError, match="must"):
+def test_guard_bad_settings(kw: dict[str, object], error: type[Exception]) -> None:
+    with pytest.raises(error, match="must"):
         Guard(**kw)  # type: ignore[arg-type]
+
+
+def test_infinite_timeout_means_no_deadline() -> None:
+    assert Guard(timeout=float("inf")).timeout is None
 
 
 @settings(max_examples=60, deadline=None)

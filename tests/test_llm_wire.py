@@ -17,8 +17,8 @@ from surefoot.llm._wire import (
     TextDelta,
     ToolCallDelta,
     WireFormatError,
-    get_wire,
 )
+from surefoot.llm._wires import get_wire
 
 OPENAI = get_wire("openai")
 ANTHROPIC = get_wire("anthropic")

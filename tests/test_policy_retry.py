@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 import surefoot
 from surefoot import ProblemDetails
+from surefoot._translate import translate
 from surefoot.policy import (
     ErrorInfo,
     RetryPolicy,
@@ -15,9 +16,6 @@ from surefoot.policy import (
     backoff_delay,
     breaker_counts,
     default_retryable,
-    register_translator,
-    translate,
-    unregister_translator,
 )
 
 
@@ -94,24 +92,18 @@ def test_translate_builtin_rules_keep_cause() -> None:
     assert translate(asyncio.CancelledError()) is None
 
 
-def test_translator_hook_is_pluggable() -> None:
+def test_translation_needs_no_registration() -> None:
+    """The engine's boundary knows the HTTP clients' and SDKs' failures by itself; the caller's
+    own exceptions pass through it untouched."""
+    import httpx
+
+    out = translate(httpx.ConnectError("refused"))
+    assert isinstance(out, surefoot.NetworkError) and out.retryable
+    assert isinstance(out.__cause__, httpx.ConnectError)
+
     class Foreign(Exception):
         pass
 
-    def hook(exc: BaseException) -> surefoot.SurefootError | None:
-        return surefoot.RateLimitError("slow down") if isinstance(exc, Foreign) else None
-
-    def broken(exc: BaseException) -> surefoot.SurefootError | None:
-        raise RuntimeError("bug")
-
-    register_translator(hook)
-    register_translator(broken)
-    try:
-        out = translate(Foreign())
-        assert isinstance(out, surefoot.RateLimitError) and isinstance(out.__cause__, Foreign)
-    finally:
-        unregister_translator(hook)
-        unregister_translator(broken)
     assert translate(Foreign()) is None
 
 
@@ -155,21 +147,22 @@ def test_property_every_delay_within_bounds(
 
 
 @pytest.mark.parametrize(
-    "kw",
+    ("kw", "error"),
     [
-        {"retries": -1},
-        {"retries": 10**6},
-        {"retries": 1.5},
-        {"retries": True},
-        {"retry_base": -1},
-        {"retry_base": math.nan},
-        {"max_delay": math.inf},
-        {"max_hint": -0.1},
-        {"on_error": 3},
+        ({"retries": -1}, ValueError),
+        ({"retries": 10**6}, ValueError),
+        ({"retries": 1.5}, TypeError),
+        ({"retries": True}, TypeError),
+        ({"retry_base": -1}, ValueError),
+        ({"retry_base": math.nan}, ValueError),
+        ({"max_delay": math.inf}, ValueError),
+        ({"max_hint": -0.1}, ValueError),
+        ({"on_error": 3}, TypeError),
     ],
 )
-def test_bad_settings_raise_clear_value_error(kw: dict[str, object]) -> None:
-    with pytest.raises(ValueError, match="must"):
+def test_bad_settings_raise_clear_errors(kw: dict[str, object], error: type[Exception]) -> None:
+    """A wrong type is a TypeError, a wrong value a ValueError; both name the option."""
+    with pytest.raises(error, match=f"{next(iter(kw))} must"):
         RetryPolicy(**kw)  # type: ignore[arg-type]
 
 
@@ -232,7 +225,7 @@ def test_respect_error_attempts_off_makes_retries_the_one_budget() -> None:
     assert not RetryPolicy(retries=4).decide(reset, reset.max_retry_attempts, 0.0).retry
     # it never turns a failure that is not retryable into a retry
     assert not p.decide(surefoot.AuthError("no"), 0, 0.0).retry
-    with pytest.raises(ValueError, match="respect_error_attempts must be a bool"):
+    with pytest.raises(TypeError, match="respect_error_attempts must be a bool"):
         RetryPolicy(respect_error_attempts=1)  # type: ignore[arg-type]
 
 

@@ -9,8 +9,7 @@ import time
 import pytest
 import redis
 
-from surefoot import CircuitOpenError, ConfigurationError
-from surefoot.policy import CircuitBreaker, RetryBudget
+from surefoot import CircuitBreaker, CircuitOpenError, ConfigurationError, RetryBudget
 from surefoot.stores import BreakerConfig, BreakerState, RedisStore
 from surefoot.stores._base import FAILURE, NEUTRAL, REJECTED, SUCCESS
 

@@ -6,9 +6,8 @@ import asyncio
 
 import pytest
 
-from surefoot import NetworkError, RateLimitError, RateLimitInfo
-from surefoot.policy import MemoryRateStore, RetryBudget, SharedRateLimiter
-from surefoot.stores import RedisStore
+from surefoot import NetworkError, RateLimitError, RateLimitInfo, RetryBudget, SharedRateLimiter
+from surefoot.stores import MemoryRateStore, RedisStore
 from surefoot.testing.clock import FakeClock
 
 pytestmark = pytest.mark.redis

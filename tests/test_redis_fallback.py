@@ -11,8 +11,7 @@ import time
 
 import pytest
 
-from surefoot import CircuitOpenError
-from surefoot.policy import CircuitBreaker, RetryBudget, SharedRateLimiter
+from surefoot import CircuitBreaker, CircuitOpenError, RetryBudget, SharedRateLimiter
 from surefoot.stores import BreakerState, RedisStore, StoreEvent
 
 pytestmark = pytest.mark.redis

@@ -63,7 +63,7 @@ def upstream() -> Iterator[Upstream]:
 
 
 def _breaker(redis_url: str, ns: str, probe_timeout: float) -> Any:
-    from surefoot.policy import CircuitBreaker
+    from surefoot import CircuitBreaker
     from surefoot.stores import RedisStore
 
     store = RedisStore.from_url(redis_url, namespace=ns)

@@ -12,9 +12,8 @@ import pytest
 import redis
 import redis.asyncio
 
-from surefoot import CircuitOpenError
+from surefoot import CircuitBreaker, CircuitOpenError, RetryBudget
 from surefoot.guard import Guard, GuardHooks, resilient
-from surefoot.policy import CircuitBreaker, RetryBudget
 from surefoot.stores import BreakerState, RedisStore, StoreEvent
 
 pytestmark = pytest.mark.redis
@@ -248,7 +247,7 @@ def test_event_listeners_add_remove_and_dedupe(redis_factory) -> None:  # type: 
 
 
 def test_hooks_without_methods_still_rejected() -> None:
-    with pytest.raises(ValueError, match="on_store_event"):
+    with pytest.raises(TypeError, match="on_store_event"):
         Guard(hooks=object())
 
 

@@ -22,8 +22,9 @@ import pytest
 
 import surefoot
 from _http_stub import Handler, Stub
+from surefoot import time_left
 from surefoot.guard import resilient
-from surefoot.policy import ErrorInfo, Tier, time_left
+from surefoot.policy import ErrorInfo, Tier
 from surefoot.testing.clock import FakeClock
 
 Stubs = Callable[[Handler], Stub]

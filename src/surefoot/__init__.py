@@ -1,74 +1,84 @@
 """surefoot: typed errors, classification and resilience for LLM and agent calls.
 
-The public surface is exactly ``__all__``; everything in a ``_module`` is private. The LLM
-client's names are loaded on first use, so that ``import surefoot`` stays cheap for code that
-only needs the errors, the classifier or the engine.
+The public surface is exactly ``__all__``; everything in a ``_module`` is private. Every name
+is loaded on first use: ``import surefoot`` imports nothing else, and a program that only
+uses ``@resilient`` never loads the classifier's dialects, the LLM client, pydantic or asyncio
+(``bench/bench_import.py`` measures it against tenacity, stamina and pybreaker).
 """
 
+from __future__ import annotations
+
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from surefoot import catalog
 from surefoot._version import __version__
-from surefoot.classify import (
-    Kind,
-    RateLimitInfo,
-    classify,
-    classify_event,
-    classify_exception,
-    inspect_response,
-    kind_of,
-    parse_ratelimit_headers,
-)
-from surefoot.clock import Clock, SystemClock
-from surefoot.errors import (
-    ActionCategory,
-    ActionExecutionError,
-    ApprovalRequiredError,
-    AuthError,
-    BusinessError,
-    CircuitOpenError,
-    ConfigurationError,
-    ConnectionFailedError,
-    ContractViolationError,
-    ErrorContext,
-    FallbackFailedError,
-    KnowledgeNotReadyError,
-    KnowledgeProblem,
-    LLMCapabilityError,
-    LLMError,
-    LLMErrorType,
-    MessagingError,
-    NetworkError,
-    PermissionDeniedError,
-    RateLimitError,
-    RunTimeoutError,
-    SecurityError,
-    SurefootError,
-    TaskCompleteError,
-    TaskStoppedError,
-    TimeoutError,  # noqa: A004
-    ToolCallNotSupportedError,
-    UploadError,
-    ValidationError,
-)
-from surefoot.guard import AttemptRecord, Guard, GuardHooks, RunRecord, resilient
-from surefoot.policy import (
-    BreakerState,
-    CircuitBreaker,
-    Decision,
-    ErrorInfo,
-    OnError,
-    RetryBudget,
-    RetryPolicy,
-    Tier,
-    current_deadline,
-    deadline,
-    time_left,
-)
-from surefoot.problem import ProblemDetails, ProblemDetailsError, ProblemItem
 
 if TYPE_CHECKING:
-    from surefoot.agent import Agent, action, fallback
+    from surefoot import catalog
+    from surefoot._classify import (
+        KINDS,
+        Kind,
+        RateLimitInfo,
+        classify,
+        classify_event,
+        classify_exception,
+        inspect_response,
+        kind_of,
+        parse_ratelimit_headers,
+        ratelimit_of,
+    )
+    from surefoot._scope import (
+        current_deadline,
+        deadline,
+        time_left,
+    )
+    from surefoot.agent import (
+        Agent,
+        action,
+        fallback,
+    )
+    from surefoot.clock import Clock, SystemClock
+    from surefoot.errors import (
+        ActionCategory,
+        ActionExecutionError,
+        ApprovalRequiredError,
+        AuthError,
+        BusinessError,
+        CircuitOpenError,
+        ConfigurationError,
+        ConnectionFailedError,
+        ContractViolationError,
+        ErrorContext,
+        FallbackFailedError,
+        KnowledgeNotReadyError,
+        KnowledgeProblem,
+        LLMCapabilityError,
+        LLMError,
+        LLMErrorType,
+        MessagingError,
+        NetworkError,
+        PermissionDeniedError,
+        RateLimitError,
+        RunTimeoutError,
+        SecurityError,
+        SurefootError,
+        TaskCompleteError,
+        TaskStoppedError,
+        TimeoutError,  # noqa: A004
+        ToolCallNotSupportedError,
+        UploadError,
+        ValidationError,
+    )
+    from surefoot.guard import (
+        AttemptRecord,
+        CircuitBreaker,
+        Guard,
+        GuardHooks,
+        RetryBudget,
+        RunRecord,
+        SharedRateLimiter,
+        resilient,
+    )
     from surefoot.llm import (
         AsyncLLMClient,
         LLMClient,
@@ -87,49 +97,124 @@ if TYPE_CHECKING:
         WaitFor,
         tool_from_function,
     )
+    from surefoot.policy import (
+        BreakerState,
+        Decision,
+        ErrorInfo,
+        OnError,
+        RetryPolicy,
+        Tier,
+        Why,
+    )
+    from surefoot.problem import (
+        ProblemDetails,
+        ProblemDetailsError,
+        ProblemItem,
+    )
 
-_LAZY_AGENT = {"Agent", "action", "fallback"}
-_LAZY = {
-    "AsyncLLMClient",
-    "LLMClient",
-    "Message",
-    "ModelAttempt",
-    "ModelSpec",
-    "Pending",
-    "ResultEvent",
-    "RunResult",
-    "Suspend",
-    "TextDelta",
-    "ToolCallDelta",
-    "ToolResultEvent",
-    "ToolSpec",
-    "Usage",
-    "WaitFor",
-    "tool_from_function",
+#: Where each public name lives; loaded by :func:`__getattr__` on first use.
+_WHERE: dict[str, str] = {
+    "ActionCategory": "surefoot.errors",
+    "ActionExecutionError": "surefoot.errors",
+    "ApprovalRequiredError": "surefoot.errors",
+    "AuthError": "surefoot.errors",
+    "BusinessError": "surefoot.errors",
+    "CircuitOpenError": "surefoot.errors",
+    "ConfigurationError": "surefoot.errors",
+    "ConnectionFailedError": "surefoot.errors",
+    "ContractViolationError": "surefoot.errors",
+    "ErrorContext": "surefoot.errors",
+    "FallbackFailedError": "surefoot.errors",
+    "KnowledgeNotReadyError": "surefoot.errors",
+    "KnowledgeProblem": "surefoot.errors",
+    "LLMCapabilityError": "surefoot.errors",
+    "LLMError": "surefoot.errors",
+    "LLMErrorType": "surefoot.errors",
+    "MessagingError": "surefoot.errors",
+    "NetworkError": "surefoot.errors",
+    "PermissionDeniedError": "surefoot.errors",
+    "RateLimitError": "surefoot.errors",
+    "RunTimeoutError": "surefoot.errors",
+    "SecurityError": "surefoot.errors",
+    "SurefootError": "surefoot.errors",
+    "TaskCompleteError": "surefoot.errors",
+    "TaskStoppedError": "surefoot.errors",
+    "TimeoutError": "surefoot.errors",
+    "ToolCallNotSupportedError": "surefoot.errors",
+    "UploadError": "surefoot.errors",
+    "ValidationError": "surefoot.errors",
+    "ProblemDetails": "surefoot.problem",
+    "ProblemDetailsError": "surefoot.problem",
+    "ProblemItem": "surefoot.problem",
+    "Clock": "surefoot.clock",
+    "SystemClock": "surefoot.clock",
+    "current_deadline": "surefoot._scope",
+    "deadline": "surefoot._scope",
+    "time_left": "surefoot._scope",
+    "BreakerState": "surefoot.policy",
+    "Decision": "surefoot.policy",
+    "ErrorInfo": "surefoot.policy",
+    "OnError": "surefoot.policy",
+    "RetryPolicy": "surefoot.policy",
+    "Tier": "surefoot.policy",
+    "Why": "surefoot.policy",
+    "AttemptRecord": "surefoot.guard",
+    "CircuitBreaker": "surefoot.guard",
+    "Guard": "surefoot.guard",
+    "GuardHooks": "surefoot.guard",
+    "RetryBudget": "surefoot.guard",
+    "RunRecord": "surefoot.guard",
+    "SharedRateLimiter": "surefoot.guard",
+    "resilient": "surefoot.guard",
+    "KINDS": "surefoot._classify",
+    "Kind": "surefoot._classify",
+    "RateLimitInfo": "surefoot._classify",
+    "classify": "surefoot._classify",
+    "classify_event": "surefoot._classify",
+    "classify_exception": "surefoot._classify",
+    "inspect_response": "surefoot._classify",
+    "kind_of": "surefoot._classify",
+    "parse_ratelimit_headers": "surefoot._classify",
+    "ratelimit_of": "surefoot._classify",
+    "Agent": "surefoot.agent",
+    "action": "surefoot.agent",
+    "fallback": "surefoot.agent",
+    "AsyncLLMClient": "surefoot.llm",
+    "LLMClient": "surefoot.llm",
+    "Message": "surefoot.llm",
+    "ModelAttempt": "surefoot.llm",
+    "ModelSpec": "surefoot.llm",
+    "Pending": "surefoot.llm",
+    "ResultEvent": "surefoot.llm",
+    "RunResult": "surefoot.llm",
+    "Suspend": "surefoot.llm",
+    "TextDelta": "surefoot.llm",
+    "ToolCallDelta": "surefoot.llm",
+    "ToolResultEvent": "surefoot.llm",
+    "ToolSpec": "surefoot.llm",
+    "Usage": "surefoot.llm",
+    "WaitFor": "surefoot.llm",
+    "tool_from_function": "surefoot.llm",
 }
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY_AGENT:
-        from surefoot import agent
-
-        value = getattr(agent, name)
-        globals()[name] = value
-        return value
-    if name in _LAZY:
-        from surefoot import llm
-
-        value = getattr(llm, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'surefoot' has no attribute {name!r}")
+    if name == "catalog":
+        return importlib.import_module("surefoot.catalog")
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'surefoot' has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY | _LAZY_AGENT)
+    return sorted(set(globals()) | set(__all__))
 
 
 __all__ = [
+    "KINDS",
     "ActionCategory",
     "ActionExecutionError",
     "Agent",
@@ -178,6 +263,7 @@ __all__ = [
     "RunResult",
     "RunTimeoutError",
     "SecurityError",
+    "SharedRateLimiter",
     "SurefootError",
     "Suspend",
     "SystemClock",
@@ -194,6 +280,7 @@ __all__ = [
     "Usage",
     "ValidationError",
     "WaitFor",
+    "Why",
     "__version__",
     "action",
     "catalog",
@@ -206,6 +293,7 @@ __all__ = [
     "inspect_response",
     "kind_of",
     "parse_ratelimit_headers",
+    "ratelimit_of",
     "resilient",
     "time_left",
     "tool_from_function",

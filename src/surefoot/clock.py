@@ -7,7 +7,6 @@ wall-clock time, and every wait goes through the clock's :meth:`Clock.sleep` or
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Protocol, runtime_checkable
 
@@ -44,6 +43,8 @@ class SystemClock:
             time.sleep(seconds)
 
     async def asleep(self, seconds: float) -> None:
+        import asyncio  # only async code gets here: `import surefoot` stays free of asyncio
+
         await asyncio.sleep(seconds if seconds > 0 else 0)
 
     def __repr__(self) -> str:

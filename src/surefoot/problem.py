@@ -235,7 +235,7 @@ class ProblemDetails:
     @classmethod
     def from_error(cls, err: SurefootError) -> ProblemDetails:
         """Synthesize the problem an error stands for, from the catalog and its context."""
-        from surefoot.catalog import best_entry
+        from surefoot._codes import best_entry
 
         entry = best_entry(err.code)
         ctx = err.context

@@ -16,10 +16,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal, overload
 
+from surefoot import _check
 from surefoot.agent._contracts import Contract, parse_contracts
 from surefoot.errors import ActionCategory, ActionExecutionError
 from surefoot.guard import Guard
 from surefoot.llm._tools import ToolSpec, check_tool_name, tool_from_function
+from surefoot.policy._retry import RetryPolicy
 
 __all__ = ["ACTION_TYPES", "Action", "ActionType", "Fallback", "action", "fallback"]
 
@@ -214,12 +216,13 @@ def action(
     :class:`surefoot.Guard` that retries exactly the retryable categories. Retries default to 0:
     an action may have side effects, so repeating it is opt-in.
     """
-    if type not in ACTION_TYPES:
-        raise ValueError(f"action type must be one of {', '.join(ACTION_TYPES)}, got {type!r}")
-    if approval is not None and (not isinstance(approval, str) or not approval):
-        raise ValueError("approval= is the reason a person must approve; a non-empty str")
-    # Validate the retry settings now, with the engine's own messages.
-    Guard(retries=retries, retry_base=retry_base, max_delay=max_delay, timeout=timeout)
+    _check.choice("type", type, ACTION_TYPES, what="the action type")
+    if approval is not None:
+        _check.text("approval", approval, fix="the reason a person must approve")
+    # The retry settings and the deadline, checked now as the Guard checks them (and kept as it
+    # keeps them: timeout=math.inf is no limit, stored as None).
+    policy = RetryPolicy(retries=retries, retry_base=retry_base, max_delay=max_delay)
+    limit = _check.timeout("timeout", timeout)
     fb_kw = _make_fallback(fallback, fallback_on) if fallback is not None else None
     if fallback is None and fallback_on is not None:
         raise ValueError("fallback_on= needs fallback=")
@@ -246,10 +249,10 @@ def action(
             fallback=fb if isinstance(fb, Fallback) else None,
             requires_approval=bool(requires_approval or approval),
             approval_reason=approval,
-            retries=retries,
-            retry_base=retry_base,
-            max_delay=max_delay,
-            timeout=timeout,
+            retries=policy.retries,
+            retry_base=policy.retry_base,
+            max_delay=policy.max_delay,
+            timeout=limit,
         )
 
     if fn is not None:

@@ -9,8 +9,10 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from surefoot import _check
 from surefoot.agent._action import Action, action
-from surefoot.agent._drivers import ainvoke, invoke
+from surefoot.agent._drivers_async import ainvoke
+from surefoot.agent._drivers_sync import invoke
 from surefoot.agent._knowledge import KnowledgeSource, SourceKind
 from surefoot.clock import Clock
 from surefoot.errors import (
@@ -60,18 +62,29 @@ class Agent:
         max_tools: int = DEFAULT_MAX_TOOLS,
         max_schema_bytes: int = DEFAULT_MAX_SCHEMA_BYTES,
     ) -> None:
-        if llm is not None:
+        if llm is not None:  # the client's modules load when one is passed
             from surefoot.llm import AsyncLLMClient, LLMClient
 
-            if not isinstance(llm, (AsyncLLMClient, LLMClient)):
-                raise TypeError(f"llm must be an AsyncLLMClient, an LLMClient or None, not {llm!r}")
+            _check.instance(
+                "llm",
+                llm,
+                (AsyncLLMClient, LLMClient),
+                "a surefoot.AsyncLLMClient, a surefoot.LLMClient",
+            )
         self.name = name
         self.llm = llm
-        self.approver = approver
-        self.permission_check = permission_check
-        self.clock = clock
+        self.approver = _check.function(
+            "approver", approver, "taking (action_name, arguments) and returning a bool"
+        )
+        self.permission_check = _check.function(
+            "permission_check", permission_check, "taking (action_name, arguments)"
+        )
+        self.clock = _check.clock("clock", clock)
         self.instructions = instructions
-        self._registry = ToolRegistry(max_tools=max_tools, max_schema_bytes=max_schema_bytes)
+        self._registry = ToolRegistry(
+            max_tools=_check.count("max_tools", max_tools, low=1),
+            max_schema_bytes=_check.count("max_schema_bytes", max_schema_bytes, low=1),
+        )
         self._actions: dict[str, Action] = {}
         self._approved: set[str] = set()
         self._guards: dict[str, Guard | None] = {}

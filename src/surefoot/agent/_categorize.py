@@ -28,7 +28,7 @@ from typing import Final
 
 import pydantic
 
-from surefoot.classify import classify_exception
+from surefoot._classify import classify_exception
 from surefoot.errors import (
     ActionCategory,
     ActionExecutionError,

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from surefoot import catalog
-from surefoot.classify import classify, ratelimit_of
+from surefoot._classify import classify, ratelimit_of
 from surefoot.errors import SurefootError
 
 __all__ = ["classify_line", "register", "run", "run_jsonl", "verdict"]

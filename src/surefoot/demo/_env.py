@@ -18,7 +18,7 @@ from surefoot.demo._records import AttemptRow, DemoResult, Mark, StepResult
 from surefoot.demo._scenario import make_tools
 from surefoot.errors import SurefootError
 from surefoot.llm import AsyncLLMClient, ModelAttempt, ModelSpec
-from surefoot.policy import BreakerState
+from surefoot.policy import BreakerState, Why
 from surefoot.testing.faults import FaultServer, RecordedRequest
 
 __all__ = ["Sink", "StepEnv", "Target"]
@@ -147,7 +147,8 @@ class StepEnv:
         start = item.started - self._t0 if item.started is not None else self._cursor
         decision = item.decision
         outcome = item.outcome
-        if item.reason == "circuit open":
+        why = decision.why if decision is not None else None
+        if why is Why.CIRCUIT_OPEN:
             outcome = "rejected"
         elif outcome == "fallback" and last:
             outcome = "fail"
@@ -166,6 +167,7 @@ class StepEnv:
             wait=item.wait,
             outcome=outcome,
             turn=item.turn,
+            why=why.name if why is not None else None,
         )
         self._cursor = end + item.wait
         self.add_row(row)

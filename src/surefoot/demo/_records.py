@@ -48,6 +48,9 @@ class AttemptRow:
     wait: float
     outcome: str
     turn: int = 0
+    #: The decision's typed reason (``surefoot.policy.Why`` by name), for checks; ``reason``
+    #: is its text, for people.
+    why: str | None = None
 
     @property
     def retried(self) -> bool:
@@ -67,6 +70,7 @@ class AttemptRow:
             "kind": self.kind,
             "decision": self.decision,
             "reason": self.reason,
+            "why": self.why,
             "wait": round(self.wait, 4),
             "outcome": self.outcome,
         }

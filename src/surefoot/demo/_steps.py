@@ -30,8 +30,9 @@ from surefoot.demo._scenario import (
     WRITER_PROMPT,
 )
 from surefoot.errors import CircuitOpenError, LLMError, RunTimeoutError
+from surefoot.guard import CircuitBreaker
 from surefoot.llm import ModelSpec
-from surefoot.policy import BreakerState, CircuitBreaker
+from surefoot.policy import BreakerState
 from surefoot.testing.faults import Hang, RecordedRequest, Status, StreamError
 
 __all__ = ["STEPS", "Step"]
@@ -39,8 +40,8 @@ __all__ = ["STEPS", "Step"]
 Body = Callable[[StepEnv, Mapping[str, float]], Awaitable[list[Check]]]
 #: Slack allowed between a wait the client decided and the gap the server saw.
 _SLACK = 0.02
-#: The policy reasons of a backoff wait.
-_BACKOFF_REASONS = ("backoff", "error's suggested delay")
+#: The decisions of a backoff wait (the growing backoff, from the error's own delay or not).
+_BACKOFF = ("BACKOFF", "SUGGESTED")
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ async def _rate_limit(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
         Check("exactly one retry", len(retries) == 1, f"{len(retries)} retries"),
         Check(
             f"the wait equals Retry-After ({hint:g} s)",
-            bool(retries) and all(r.wait == hint and r.reason == "server hint" for r in retries),
+            bool(retries) and all(r.wait == hint and r.why == "HINT" for r in retries),
             ", ".join(f"{r.wait:g} s ({r.reason})" for r in retries) or "no wait",
         ),
         Check(
@@ -141,8 +142,7 @@ async def _burst(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
         Check(
             f"each wait is the retry policy's (backoff, or the error's own floor), at most "
             f"max_delay={cap:g} s",
-            bool(retries)
-            and all(r.reason in _BACKOFF_REASONS and 0 < r.wait <= cap for r in retries),
+            bool(retries) and all(r.why in _BACKOFF and 0 < r.wait <= cap for r in retries),
             ", ".join(f"{r.wait:.2f} s ({r.reason})" for r in retries) or "no wait",
         ),
         Check(

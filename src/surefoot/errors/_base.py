@@ -175,7 +175,7 @@ class SurefootError(Exception):
             return self.context.http_status
         if self._problem is not None and self._problem.status is not None:
             return self._problem.status
-        from surefoot.catalog import default_status
+        from surefoot._codes import default_status
 
         return default_status(self.code)
 
@@ -219,7 +219,7 @@ class SurefootError(Exception):
         return " ".join(line.split())  # exactly one line, whatever the server sent
 
     def default_message(self) -> str:
-        from surefoot.catalog import default_title
+        from surefoot._codes import default_title
 
         return default_title(self.code) or type(self).__name__
 

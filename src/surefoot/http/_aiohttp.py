@@ -57,19 +57,20 @@ async def _read_chunks(resp: aiohttp.ClientResponse, limit: int) -> bytes:
 class AiohttpTransport:
     """An :class:`~surefoot.http.AsyncTransport` on one :class:`aiohttp.ClientSession`.
 
-    The session is created lazily in the running loop. ``limit`` bounds open connections.
+    The session is created lazily in the running loop. ``max_connections`` bounds open
+    connections (the pool size).
     """
 
     def __init__(
         self,
         *,
-        limit: int = 100,
+        max_connections: int = 100,
         max_body: int = DEFAULT_MAX_BODY,
         connect_timeout: float | None = 10.0,
         read_timeout: float | None = None,
         session: aiohttp.ClientSession | None = None,
     ) -> None:
-        self._limit = limit
+        self._limit = max_connections
         self._max = max_body
         self._connect_timeout = connect_timeout
         self._read_timeout = read_timeout

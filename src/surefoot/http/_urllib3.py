@@ -56,18 +56,21 @@ def _read_bounded(resp: urllib3.BaseHTTPResponse, limit: int, end: float | None 
 
 
 class Urllib3Transport:
-    """A :class:`~surefoot.http.SyncTransport` on one :class:`urllib3.PoolManager`."""
+    """A :class:`~surefoot.http.SyncTransport` on one :class:`urllib3.PoolManager`;
+    ``max_connections`` is the pool size per host."""
 
     def __init__(
         self,
         *,
-        maxsize: int = 10,
+        max_connections: int = 10,
         max_body: int = DEFAULT_MAX_BODY,
         connect_timeout: float | None = 10.0,
         read_timeout: float | None = None,
         pool: urllib3.PoolManager | None = None,
     ) -> None:
-        self._pool = pool or urllib3.PoolManager(maxsize=maxsize, retries=False, block=False)
+        self._pool = pool or urllib3.PoolManager(
+            maxsize=max_connections, retries=False, block=False
+        )
         self._max = max_body
         self._connect_timeout = connect_timeout
         self._read_timeout = read_timeout

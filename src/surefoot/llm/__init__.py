@@ -18,10 +18,11 @@ order), ``style`` (``"openai"`` chat completions or ``"anthropic"`` messages), `
 ``retry_base`` (0.5 s), ``max_delay`` (8 s: the longest backoff wait, and the cap of an
 error's own suggested delay; never of a server hint), ``max_hint`` (120 s: the longest server
 hint, such as Retry-After, honoured; a longer one fails at once), ``on_error``
-(``ErrorInfo -> Tier``), ``timeout`` (whole run, ``None``),
-``breaker`` (a :class:`~surefoot.policy.CircuitBreaker` shared by every model, or a dict of
-model name to breaker), ``budget`` (a :class:`~surefoot.policy.RetryBudget`, keyed
-``"style:model"``), ``rate_limiter`` (a :class:`~surefoot.policy.SharedRateLimiter`, ``None``:
+(``ErrorInfo -> Tier``), ``timeout`` (whole run, ``None``; within any deadline already in
+force, such as ``surefoot.deadline()``),
+``breaker`` (a :class:`~surefoot.CircuitBreaker` shared by every model, or a dict of
+model name to breaker), ``budget`` (a :class:`~surefoot.RetryBudget`, keyed
+``"style:model"``), ``rate_limiter`` (a :class:`~surefoot.SharedRateLimiter`, ``None``:
 before each send it waits in ``throttle(tokens=estimate)``, never past the run's deadline,
 raising its :class:`~surefoot.RateLimitError` when no slot comes in time; after every response,
 429s included, it observes the headers), ``hooks`` (``on_attempt``, ``on_retry``,
@@ -30,8 +31,9 @@ naming its ``model``;
 ``on_breaker_state_change(name, old, new)`` when a call of the run moved a breaker; a
 :class:`~surefoot.guard.GuardHooks` works), transport options
 (``transport``, ``max_body``, ``read_timeout``, ``connect_timeout``, ``max_connections``), and
-the loop's bounds (``max_turns`` 20, ``stream_attempts`` 5 (one budget for the whole stream,
-whatever the failures), ``max_tool_errors`` 3,
+the loop's bounds (``max_turns`` 20, ``stream_attempts`` 5 (the connections of one streamed
+request in all, first attempt and resumes; before the first delta ``retries`` applies as for
+``run()``), ``max_tool_errors`` 3,
 ``max_repeats`` 3, ``max_validation_retries`` 2), ``clock`` and extra ``headers``.
 
 Failures: a chain of one model raises that model's own final error (a
@@ -44,9 +46,10 @@ delta, a retryable failure (a cut, a reset, an overload or another 5xx-class err
 reconnects with ``Last-Event-ID`` when the events carry ids; a final error event is not retried.
 
 How the pieces fit: a pure generator flow (:mod:`~surefoot.llm._loop`, :mod:`~surefoot.llm._call`,
-:mod:`~surefoot.llm._stream`) yields I/O ops (:mod:`~surefoot.llm._ops`) that two small drivers
-carry out, one async (:mod:`~surefoot.llm._client_async`), one sync
-(:mod:`~surefoot.llm._client_sync`).
+:mod:`~surefoot.llm._stream`, each model's attempts on the engine's loop
+:mod:`surefoot.policy._attempts`) yields ops (:mod:`~surefoot.llm._ops`) that two small drivers
+carry out, one async (:mod:`~surefoot.llm._client_async`, hand-written), one sync
+(:mod:`~surefoot.llm._client_sync`, generated from it by ``scripts/unasync.py``).
 """
 
 from surefoot.llm._client_async import AsyncLLMClient

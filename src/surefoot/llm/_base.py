@@ -8,8 +8,12 @@ from typing import Any
 
 import pydantic
 
+from surefoot import _check
 from surefoot.clock import Clock
-from surefoot.http import DEFAULT_MAX_BODY
+from surefoot.guard._breaker import CircuitBreaker
+from surefoot.guard._budget import BoundBudget, RetryBudget
+from surefoot.guard._limiter import SharedRateLimiter
+from surefoot.http._types import DEFAULT_MAX_BODY, AsyncTransport, SyncTransport
 from surefoot.llm._ctx import RunCtx
 from surefoot.llm._loop import schema_instruction
 from surefoot.llm._messages import Message, normalize_messages
@@ -21,14 +25,12 @@ from surefoot.llm._options import (
     DEFAULT_STREAM_ATTEMPTS,
     ModelSpec,
     Options,
-    check_timeout,
 )
 from surefoot.llm._result import RunResult
 from surefoot.llm._tools import ToolRegistry, ToolSpec
-from surefoot.policy import BoundBudget, CircuitBreaker, RetryBudget, SharedRateLimiter
 from surefoot.policy._types import OnError
 
-__all__ = ["ClientBase", "DEFAULT_READ_TIMEOUT"]
+__all__ = ["DEFAULT_READ_TIMEOUT", "ClientBase"]
 
 #: The longest silence tolerated on a connection (seconds) unless ``read_timeout=`` says otherwise.
 DEFAULT_READ_TIMEOUT = 600.0
@@ -67,6 +69,7 @@ class ClientBase:
         max_validation_retries: int = DEFAULT_MAX_VALIDATION_RETRIES,
         clock: Clock | None = None,
         headers: Mapping[str, str] | None = None,
+        transport: AsyncTransport | SyncTransport | None = None,
     ) -> None:
         self._opts = Options(
             base_url=base_url,
@@ -92,20 +95,17 @@ class ClientBase:
             headers=headers,
             rate_limiter=rate_limiter,
         )
-        if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1:
-            raise ValueError(f"max_body must be a positive int (bytes), got {max_body!r}")
-        if (
-            isinstance(max_connections, bool)
-            or not isinstance(max_connections, int)
-            or max_connections < 1
-        ):
-            raise ValueError(f"max_connections must be an int >= 1, got {max_connections!r}")
-        self._connect_timeout = check_timeout("connect_timeout", connect_timeout)
-        self._max_body = max_body
-        self._max_connections = max_connections
+        self._max_body = _check.count("max_body", max_body, low=1, fix="a size in bytes")
+        self._max_connections = _check.count("max_connections", max_connections, low=1)
+        self._connect_timeout = _check.timeout("connect_timeout", connect_timeout)
         self._stops: dict[str, str] = {}
         self._lock = threading.Lock()
         self._registries: dict[tuple[Any, ...], ToolRegistry] = {}
+        self._transport = self._make_transport(transport)
+
+    def _make_transport(self, transport: object) -> Any:
+        """The transport the driver uses: ``transport``, or the driver's default one."""
+        raise NotImplementedError  # pragma: no cover - each client driver defines it
 
     def __repr__(self) -> str:
         o = self._opts
@@ -151,7 +151,7 @@ class ClientBase:
             raise TypeError("response_model must be a pydantic.BaseModel subclass")
         if task_id is not None and (not isinstance(task_id, str) or not task_id):
             raise ValueError("task_id must be a non-empty str, or None")
-        t = check_timeout("timeout", timeout) if timeout is not None else self._opts.timeout
+        t = _check.timeout("timeout", timeout) if timeout is not None else self._opts.timeout
         registry = None if tools is None else self._registry(tools)
         if response_model is not None and not any(
             m.role == "system" and m.content.startswith("Answer with only a JSON") for m in msgs

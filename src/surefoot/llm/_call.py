@@ -1,33 +1,39 @@
-"""One logical model call: the fallback chain, the retries, the breaker and the budget (pure).
+"""One logical model call: the fallback chain on the engine's attempt loop (pure).
 
-:func:`call_model` is a generator of :mod:`~surefoot.llm._ops` that returns the
-:class:`~surefoot.llm._messages.Completion` and the model that gave it. The rules:
+:func:`call_model` is a generator of ops (:mod:`~surefoot.llm._ops` and the engine's) that
+returns the :class:`~surefoot.llm._messages.Completion` and the model that gave it. Each model
+of the chain runs the engine's one attempt loop (:mod:`surefoot.policy._attempts`): breaker
+admission and outcomes, the retry decision, the budget, the waits and the deadline are the same
+rules as :class:`surefoot.Guard`'s, carried out by the client's driver (which awaits an async
+store on the async client). The chain's own rules:
 
 1. Before anything is sent the prompt is estimated (:func:`estimate_tokens`); the models whose
    ``context_window`` it exceeds are skipped, and when none is left the call fails with
    ``LLM_CONFIG_CONTEXT_TOO_SMALL`` without sending a request.
-2. Each model is tried in order. Before each attempt its breaker (if any) admits the call; an
-   open circuit moves on to the next model. The attempt's outcome is reported to the breaker
-   (an attempt abandoned by the deadline, a stop or a cancellation reports none, freeing a
-   probe), and each state change it causes goes to ``hooks.on_breaker_state_change``.
-3. Every failure is classified (:mod:`surefoot.llm._classify`) and given to the retry policy.
-   A retry spends the retry budget (if any) and waits on the client's clock.
-4. A failure the policy does not retry because it is not retryable (or ``on_error`` said
-   ``FAIL``) is raised as is. A retryable failure that exhausted the retries (or whose wait
-   would pass the deadline) moves on to the next model. A context-too-long answer moves on to
-   the next model with a larger window; a content-filtered answer (a ``content_filter``
-   finish, an Anthropic ``refusal``, OpenAI's ``refusal`` field, a provider's filter error)
-   to the next model, never retried on the same one.
+2. Each model is tried in order. An open circuit moves on to the next model. An attempt
+   abandoned by the deadline, a stop or a cancellation reports no outcome to the breaker,
+   freeing a probe.
+3. Every failure is classified (:mod:`surefoot.llm._classify`) and decided by the retry policy
+   (growing backoff, server hints, the error's own attempt limit); a retry spends the retry
+   budget and waits on the client's clock.
+4. Where the run goes after a model gave up is decided by the typed reason
+   (:class:`~surefoot.policy.Why`), never by its text: a *final* reason (not retryable,
+   ``on_error`` said ``FAIL`` or raised, the retry budget, the deadline) raises the error as is;
+   any other (retries exhausted, a wait past the deadline or ``max_hint``, an open circuit)
+   moves on to the next model. A context-too-long answer moves on to the next model with a
+   larger window; a content-filtered answer (a ``content_filter`` finish, an Anthropic
+   ``refusal``, OpenAI's ``refusal`` field, a provider's filter error) to the next model,
+   never retried on the same one.
 5. When no model is left: ``CONTENT_FILTERED`` if a model filtered the answer, else
    ``LLM_CONFIG_CONTEXT_TOO_SMALL`` if every model said the context was too long, else, for a
    chain of one model, that model's own final error (a ``RateLimitError`` after the retries, a
    ``CircuitOpenError``...), and for a chain of several ``LLM_PROVIDERS_UNAVAILABLE``
    (retryable), with the last failure as ``__cause__`` and every model's final error in
    ``context.metadata["causes"]``.
-6. Streams: after the first delta the call never moves to another model (the caller saw part
-   of this model's answer). A retryable failure reconnects with ``Last-Event-ID`` when the
-   events carry ids, within the stream's one attempt budget; a final error event, or a stream
-   without ids, raises the typed error with its stream context.
+6. Streams follow :func:`surefoot.policy.stream_decision`: before the first delta a failure is
+   retried as a plain call's would be (``retries=``); after it the call never moves to another
+   model, and a retryable failure reconnects with ``Last-Event-ID`` when the events carry ids,
+   within ``stream_attempts`` connections in all.
 7. With a ``rate_limiter``, every attempt first waits for its slot (``Throttle``, bounded by the
    deadline; no slot in time raises the limiter's ``RateLimitError``), and every response's
    headers are fed back to it (``Observe``), error responses included.
@@ -45,9 +51,10 @@ import itertools
 import json
 import os
 from collections.abc import Callable, Generator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from surefoot.errors import CircuitOpenError, RateLimitError, SurefootError
+from surefoot.errors import RateLimitError, SurefootError
+from surefoot.guard._budget import unbind
 from surefoot.llm._classify import (
     body_error,
     exception_error,
@@ -63,21 +70,23 @@ from surefoot.llm._ctx import (
     providers_unavailable,
 )
 from surefoot.llm._messages import Completion, Message
-from surefoot.llm._ops import DeadlineHit, Observe, Op, Post, Sleep, Throttle
+from surefoot.llm._ops import DeadlineHit, Observe, Post, Throttle
 from surefoot.llm._options import ModelSpec
 from surefoot.llm._stream import StreamProgress, stream_attempt
 from surefoot.llm._tokens import estimate_tokens
 from surefoot.llm._tools import ToolSpec
 from surefoot.llm._wire import WireFormatError
-from surefoot.policy import BoundBudget, CircuitBreaker, Decision, SharedRateLimiter
-from surefoot.stores._base import NEUTRAL, BreakerState
+from surefoot.policy._attempts import Failed, GaveUp, Plan, run
+from surefoot.policy._records import AttemptRecord
+from surefoot.policy._stream import stream_decision
+from surefoot.policy._types import Decision, Why
+
+if TYPE_CHECKING:
+    from surefoot.guard._limiter import SharedRateLimiter
 
 __all__ = ["call_model"]
 
-Flow = Generator[Op, Any, Any]
-
-#: Decision reasons after which the error is raised as is rather than trying the next model.
-_FINAL_REASONS = ("not retryable", "on_error", "retry budget")
+Flow = Generator[Any, Any, Any]
 #: Finish reasons of an answer that needs no inspection for an error inside a 200.
 _CLEAN = frozenset(("stop", "tool_calls"))
 
@@ -103,16 +112,14 @@ def idempotency_key() -> str:
 
 def _post_attempt(
     ctx: RunCtx, spec: ModelSpec, headers: dict[str, str], body: bytes
-) -> Generator[Op, Any, Completion | SurefootError]:
+) -> Generator[Any, Any, Completion | SurefootError]:
     opts = ctx.opts
     provider = opts.style
     try:
         resp = yield Post(opts.url, headers, body, ctx.left())
     except DeadlineHit as exc:
         raise ctx.timed_out(exc) from exc
-    except Exception as exc:
-        if ctx.past_deadline():
-            raise ctx.timed_out(exc) from exc
+    except Exception as exc:  # after the deadline, the engine's loop makes it a timeout
         return exception_error(exc, provider=provider, model=spec.name)
     if opts.rate_limiter is not None:
         yield Observe(resp.headers)
@@ -182,41 +189,6 @@ def _loads(body: bytes) -> Any:
     return obj
 
 
-def _admit(ctx: RunCtx, breaker: CircuitBreaker) -> int:
-    """A breaker ticket for one attempt (or :class:`CircuitOpenError`); tells the hooks when
-    this attempt is the probe that moved the circuit from open to half-open."""
-    ticket = breaker._admit()
-    if ticket & 1 and ctx.opts.hooks is not None:
-        ctx.breaker_changed(breaker.name, BreakerState.OPEN, BreakerState.HALF_OPEN)
-    return ticket
-
-
-def _report(ctx: RunCtx, breaker: CircuitBreaker, ticket: int, error: BaseException | None) -> None:
-    """The attempt's outcome to the breaker; a state change it causes to the hooks."""
-    tr = breaker._record(ticket, error)
-    if tr is not None and ctx.opts.hooks is not None:
-        ctx.breaker_changed(breaker.name, tr[0], tr[1])
-
-
-def _spend(ctx: RunCtx, key: str) -> bool:
-    budget = ctx.opts.budget
-    if budget is None:
-        return True
-    if isinstance(budget, BoundBudget):
-        return budget.try_spend()
-    return budget.try_spend(key)
-
-
-def _refill(ctx: RunCtx, key: str) -> None:
-    budget = ctx.opts.budget
-    if budget is None:
-        return
-    if isinstance(budget, BoundBudget):
-        budget.on_success()
-    else:
-        budget.on_success(key)
-
-
 def _candidates(
     ctx: RunCtx, messages: Sequence[Message], tools: Sequence[ToolSpec]
 ) -> Sequence[ModelSpec]:
@@ -232,7 +204,7 @@ def _candidates(
 
 def _throttle(
     ctx: RunCtx, limiter: SharedRateLimiter, tokens: float, spec: ModelSpec, attempt: int
-) -> Generator[Op, Any, None]:
+) -> Generator[Any, Any, None]:
     """Wait for the shared rate limiter's slot, never past the run's deadline."""
     try:
         yield Throttle(limiter, tokens, ctx.check())
@@ -245,20 +217,122 @@ def _throttle(
         raise err from None
 
 
+class _Model:
+    """One model of the chain for one logical request: what its attempts send, and the rules
+    the engine's loop applies to its failures (a :class:`Plan`'s ``attempt``, ``decide`` and
+    ``make_record``)."""
+
+    __slots__ = ("body", "ctx", "headers", "limiter", "progress", "spec", "tokens")
+
+    def __init__(
+        self,
+        ctx: RunCtx,
+        spec: ModelSpec,
+        body: bytes,
+        headers: dict[str, str],
+        progress: StreamProgress | None,
+        tokens: float,
+    ) -> None:
+        self.ctx = ctx
+        self.spec = spec
+        self.body = body
+        self.headers = headers
+        self.progress = progress
+        self.limiter = ctx.opts.rate_limiter
+        self.tokens = tokens
+
+    def attempt(self, n: int) -> Generator[Any, Any, Completion | Failed]:
+        """One attempt; a failure it observed is returned as :class:`Failed`, while what it
+        raises (the deadline, a stop, the rate limiter's refusal) ends the run."""
+        ctx = self.ctx
+        ctx.check()
+        if self.limiter is not None:
+            yield from _throttle(ctx, self.limiter, self.tokens, self.spec, n)
+        progress = self.progress
+        outcome: Completion | SurefootError
+        if progress is not None:
+            if progress.emitted == 0 and n > 0:
+                progress.restart(ctx.opts.wire.new_stream_state())
+            progress.connections += 1
+            outcome = yield from stream_attempt(ctx, self.spec, self.headers, self.body, progress)
+        else:
+            outcome = yield from _post_attempt(ctx, self.spec, self.headers, self.body)
+        if isinstance(outcome, SurefootError):
+            return Failed(ctx.error_context(outcome, attempt=n))
+        return outcome
+
+    def decide(
+        self, err: BaseException, n: int, now: float, deadline: float | None, streak: int
+    ) -> Decision:
+        opts = self.ctx.opts
+        progress = self.progress
+        if progress is not None and progress.emitted:
+            if isinstance(err, SurefootError):
+                err.context.last_event_id = progress.last_id or None
+            return stream_decision(
+                err,
+                emitted=True,
+                has_ids=bool(progress.last_id),
+                attempt=n,
+                connection=progress.connections - 1,
+                now=now,
+                deadline=deadline,
+                policy=opts.policy,
+                resume=opts.resume_policy,
+                streak=streak,
+            )
+        if isinstance(err, SurefootError):
+            if err.kind == "context_too_long":
+                return Decision.fail(Why.CONTEXT_TOO_LONG)
+            if err.kind == "content_filtered" or err.code == "CONTENT_FILTERED":
+                return Decision.fail(Why.CONTENT_FILTERED)
+        return opts.policy.decide(
+            err, n, now, deadline, streak=streak, in_stream=progress is not None
+        )
+
+    def record(
+        self,
+        n: int,
+        error: BaseException | None,
+        decision: Decision | None,
+        wait: float,
+        started: float | None,
+        ended: float,
+    ) -> AttemptRecord:
+        ctx = self.ctx
+        emitted = self.progress is not None and self.progress.emitted > 0
+        if error is None or decision is None:
+            outcome, reason = "ok", ""
+        elif decision.retry:
+            outcome, reason = ("reconnect" if emitted else "retry"), decision.reason
+        else:
+            final = decision.why.final or emitted or decision.why is Why.DEADLINE
+            outcome, reason = ("fail" if final else "fallback"), decision.reason
+        return ctx.make_record(
+            self.spec.name,
+            n,
+            error,
+            decision,
+            outcome,
+            wait=wait,
+            reason=reason,
+            started=started,
+            ended=ended,
+        )
+
+
 def call_model(
     ctx: RunCtx,
     messages: Sequence[Message],
     tools: Sequence[ToolSpec],
     *,
     stream: bool = False,
-) -> Generator[Op, Any, tuple[Completion, ModelSpec]]:
+) -> Generator[Any, Any, tuple[Completion, ModelSpec]]:
     """One model call through the fallback chain (see the module docstring)."""
     opts = ctx.opts
     wire = opts.wire
-    policy = opts.stream_policy if stream else opts.policy
     base_headers = opts.stream_headers if stream else opts.headers
-    limiter = opts.rate_limiter
-    tokens = float(estimate_tokens(messages, tools)) if limiter is not None else 0.0
+    tokens = float(estimate_tokens(messages, tools)) if opts.rate_limiter is not None else 0.0
     last: SurefootError | None = None
     causes: list[dict[str, str | None]] = []
     filtered: SurefootError | None = None
@@ -278,123 +352,52 @@ def call_model(
         )
         headers = dict(base_headers)
         headers["Idempotency-Key"] = idempotency_key()
-        budget_key = f"{opts.style}:{spec.name}"
-        breaker = opts.breakers.get(spec.name) if opts.breakers else None
+        budget, budget_key = unbind(opts.budget, f"{opts.style}:{spec.name}")
         progress = StreamProgress(wire.new_stream_state()) if stream else None
-        attempt = 0
-        while True:
-            ctx.check()
-            if limiter is not None:
-                yield from _throttle(ctx, limiter, tokens, spec, attempt)
-            started = ctx.now() if opts.hooks is not None or ctx.deadline is not None else None
-            ticket = -1
-            if breaker is not None:
-                try:
-                    ticket = _admit(ctx, breaker)
-                except CircuitOpenError as exc:
-                    ctx.error_context(exc, attempt=attempt)
-                    if progress is not None and progress.emitted:
-                        # After the first delta another model would repeat the answer: raise.
-                        exc.context.last_event_id = progress.last_id or None
-                        ctx.record(spec.name, attempt, exc, None, "fail", reason="circuit open")
-                        raise
-                    ctx.record(spec.name, attempt, exc, None, "fallback", reason="circuit open")
-                    last, only_too_long = exc, False
-                    causes.append(cause_summary(spec.name, exc))
-                    break
-            outcome: Completion | SurefootError
-            try:
-                if progress is not None:
-                    if progress.emitted == 0 and attempt > 0:
-                        progress = StreamProgress(wire.new_stream_state())
-                    outcome = yield from stream_attempt(ctx, spec, headers, body, progress)
-                else:
-                    outcome = yield from _post_attempt(ctx, spec, headers, body)
-            except BaseException:
-                # The deadline, a stop, a cancellation or a closed stream: no outcome for the
-                # breaker, and a probe reservation is freed for the next caller.
-                if breaker is not None and ticket >= 0:
-                    breaker._record_outcome(ticket, NEUTRAL)
-                raise
-            if isinstance(outcome, Completion):
-                if breaker is not None:
-                    _report(ctx, breaker, ticket, None)
-                if opts.budget is not None:
-                    _refill(ctx, budget_key)
-                if opts.hooks is not None or ctx.attempts:
-                    ctx.record(spec.name, attempt, None, None, "ok", started=started)
-                return outcome, spec
-            err = ctx.error_context(outcome, attempt=attempt)
-            if breaker is not None:
-                _report(ctx, breaker, ticket, err)
-            if progress is not None and progress.emitted:
-                # After the first delta: resume with Last-Event-ID, or raise (never fall back).
-                # A retryable failure (a cut, a reset, a 5xx-class error event such as an
-                # overload) reconnects within the stream's one attempt budget; a final error
-                # event (content filter, invalid request...) does not.
+        model = _Model(ctx, spec, body, headers, progress, tokens)
+        plan = Plan(
+            decide=model.decide,
+            timed_out=ctx.timed_out,
+            deadline=ctx.deadline,
+            breaker=opts.breakers.get(spec.name) if opts.breakers else None,
+            budget=budget,
+            budget_key=budget_key,
+            hooks=opts.hooks,
+            attempt=model.attempt,
+            passthrough=(Exception,),
+            make_record=model.record,
+            records=ctx.attempts,
+            record_success=False,
+            timed=opts.hooks is not None or ctx.deadline is not None,
+        )
+        out = yield from run(plan)
+        if type(out) is not GaveUp:
+            return out, spec
+        err, why = out.error, out.why
+        if isinstance(err, SurefootError):
+            ctx.error_context(err, attempt=out.attempt)
+        if why is Why.DEADLINE:
+            raise err
+        if progress is not None and progress.emitted:
+            # After the first delta another model would repeat the answer: raise.
+            if isinstance(err, SurefootError):
                 err.context.last_event_id = progress.last_id or None
-                if progress.final_error or not progress.last_id:
-                    why = "final error event" if progress.final_error else "after first delta"
-                    ctx.record(spec.name, attempt, err, None, "fail", reason=why)
-                    raise err
-                decision = _decide(
-                    ctx, policy.decide(err, attempt, ctx.now(), ctx.deadline), key=budget_key
-                )
-                if not decision.retry:
-                    ctx.record(spec.name, attempt, err, decision, "fail", reason=decision.reason)
-                    raise err
-                ctx.record(
-                    spec.name,
-                    attempt,
-                    err,
-                    decision,
-                    "reconnect",
-                    wait=decision.delay,
-                    reason=decision.reason,
-                    started=started,
-                )
-                yield Sleep(decision.delay)
-                attempt += 1
-                continue
-            kind = err.kind
-            if kind == "context_too_long":
-                ctx.record(spec.name, attempt, err, None, "fallback", reason="context too long")
-                last = err
-                causes.append(cause_summary(spec.name, err))
-                too_long_at = spec.context_window if spec.context_window is not None else 0
-                break
-            only_too_long = False
-            if kind == "content_filtered" or err.code == "CONTENT_FILTERED":
-                ctx.record(spec.name, attempt, err, None, "fallback", reason="content filtered")
-                filtered = last = err
-                causes.append(cause_summary(spec.name, err))
-                break
-            decision = _decide(
-                ctx, policy.decide(err, attempt, ctx.now(), ctx.deadline), key=budget_key
-            )
-            if decision.retry:
-                ctx.record(
-                    spec.name,
-                    attempt,
-                    err,
-                    decision,
-                    "retry",
-                    wait=decision.delay,
-                    reason=decision.reason,
-                    started=started,
-                )
-                yield Sleep(decision.delay)
-                attempt += 1
-                continue
-            if decision.reason.startswith(_FINAL_REASONS):
-                ctx.record(spec.name, attempt, err, decision, "fail", reason=decision.reason)
-                if decision.hook_error is not None:
-                    err.add_note(f"on_error raised {decision.hook_error!r}")
-                raise err
-            ctx.record(spec.name, attempt, err, decision, "fallback", reason=decision.reason)
+            raise err
+        assert isinstance(err, SurefootError)
+        if why is Why.CONTEXT_TOO_LONG:
             last = err
             causes.append(cause_summary(spec.name, err))
-            break
+            too_long_at = spec.context_window if spec.context_window is not None else 0
+            continue
+        only_too_long = False
+        if why is Why.CONTENT_FILTERED:
+            filtered = last = err
+            causes.append(cause_summary(spec.name, err))
+            continue
+        if why.final:
+            raise err
+        last = err
+        causes.append(cause_summary(spec.name, err))
     if filtered is not None:
         raise content_filtered(last, ctx)
     if last is not None and only_too_long:
@@ -404,10 +407,3 @@ def call_model(
         # CircuitOpenError...), so `except RateLimitError` works as the caller expects.
         raise last
     raise providers_unavailable(last, ctx, causes)
-
-
-def _decide(ctx: RunCtx, decision: Decision, *, key: str) -> Decision:
-    """``decision``, turned into a failure when the retry budget cannot pay for it."""
-    if decision.retry and not _spend(ctx, key):
-        return Decision("fail", 0.0, "retry budget exhausted")
-    return decision

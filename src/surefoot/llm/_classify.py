@@ -1,4 +1,4 @@
-"""The client's one door to :mod:`surefoot.classify`: every failure becomes a typed error here.
+"""The client's one door to :mod:`surefoot._classify`: every failure becomes a typed error here.
 
 Also the client's own outcomes: responses that are not JSON (or of the wrong content type,
 like a proxy's HTML page), bodies over ``max_body``, streams that end without their final
@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from surefoot.classify import classify, classify_event, classify_exception, inspect_response
+from surefoot._classify import classify, classify_event, classify_exception, inspect_response
 from surefoot.errors import (
     ConnectionFailedError,
     ErrorContext,
@@ -28,8 +28,8 @@ __all__ = [
     "event_error",
     "exception_error",
     "http_error",
-    "response_error",
     "not_a_stream",
+    "response_error",
     "truncated_stream",
     "withheld_error",
 ]
@@ -133,7 +133,7 @@ def not_a_stream(
 def withheld_error(completion: Completion, *, provider: str, model: str) -> SurefootError | None:
     """The content-filtered error of an answer the model withheld (finish reason
     ``content_filter`` or ``refusal``, including OpenAI's ``refusal`` field with a ``stop``
-    finish reason, which :func:`surefoot.classify.inspect_response` does not read), or ``None``.
+    finish reason, which :func:`surefoot._classify.inspect_response` does not read), or ``None``.
     """
     reason = completion.finish_reason
     if reason not in WITHHELD:

@@ -1,19 +1,29 @@
-"""The async client: :class:`AsyncLLMClient`, a thin driver of the pure run flow on aiohttp.
+"""The async client :class:`AsyncLLMClient`: a thin driver of the pure run flow, on aiohttp.
 
-The driver carries out the flow's ops (:mod:`surefoot.llm._ops`). Each op bounded by the run's
-deadline runs inside ``asyncio.timeout(time left)``; when that fires the flow raises
-:class:`surefoot.RunTimeoutError`. The caller's own cancellation is never caught: it reaches
-the caller as :class:`asyncio.CancelledError`.
+Written once: the sync client ``LLMClient`` (``_client_sync.py``, on urllib3) is generated from
+this file by ``scripts/unasync.py``. The driver carries out the flow's ops
+(:mod:`surefoot.llm._ops`) and the engine's (:func:`surefoot.guard._io_async.aperform`: breaker,
+budget, waits, hooks; an async store is awaited, never called blocking on the loop).
 
-Tools: coroutine functions are awaited; plain functions run in the default thread pool
-(``asyncio.to_thread``) so they do not block the loop; the parallel calls of one turn run
-concurrently (``asyncio.gather``).
+Deadlines: the run's deadline is its ``timeout`` within any deadline already in force
+(``surefoot.deadline()``, an enclosing guard). Each op bounded by it gets the time left: the
+async driver runs it inside ``asyncio.timeout(time left)`` and the transport's timeouts; the sync
+driver gives it to the transport as its connect and per-read timeouts, never longer than the
+time left. When it passes, the run raises :class:`surefoot.RunTimeoutError`. The caller's own
+cancellation is never caught: it reaches the caller (after a breaker probe is released).
+
+Tools run with the run's deadline in force (:func:`surefoot.time_left` works inside them). Async:
+coroutine functions are awaited, plain functions run in the default thread pool, the parallel
+calls of one turn concurrently. Sync: one call in the calling thread, several in a small thread
+pool, each in a copy of the caller's context; a coroutine function runs with ``asyncio.run``.
 """
 
 from __future__ import annotations
 
+# unasync: async-only
 import asyncio
-import inspect
+
+# unasync: end
 import logging
 from collections.abc import AsyncIterator, Generator
 from types import TracebackType
@@ -21,7 +31,11 @@ from typing import Any
 
 import pydantic
 
-from surefoot.http import AiohttpTransport, AsyncStream, AsyncTransport
+from surefoot._backends import _async as backend
+from surefoot._scope import DEADLINE, deadline, publish
+from surefoot.guard._io_async import aobserve, aperform, athrottle
+from surefoot.http._aiohttp import AiohttpTransport
+from surefoot.http._types import AsyncStream, AsyncTransport
 from surefoot.llm._base import ClientBase
 from surefoot.llm._ctx import RunCtx
 from surefoot.llm._loop import run_flow
@@ -30,70 +44,73 @@ from surefoot.llm._ops import (
     DeadlineHit,
     Emit,
     Observe,
-    Op,
     Open,
     Post,
     Read,
     ReadAll,
     RunTools,
-    Sleep,
     Throttle,
-    ToolJob,
 )
 from surefoot.llm._result import ResultEvent, RunResult
-from surefoot.policy import deadline
+from surefoot.policy._attempts import (
+    Abandoned,
+    Admit,
+    Notify,
+    Now,
+    Refill,
+    Release,
+    Report,
+    Sleep,
+    Spend,
+)
 
 __all__ = ["AsyncLLMClient"]
 
 _log = logging.getLogger("surefoot.llm")
 
+#: The engine's ops, carried out by the engine's interpreter.
+_ENGINE = frozenset((Now, Sleep, Admit, Report, Release, Spend, Refill, Notify))
+
 
 class _Conn:
+    """The one open streaming response of a run, if any."""
+
     __slots__ = ("chunks", "stream")
 
     def __init__(self) -> None:
         self.stream: AsyncStream | None = None
         self.chunks: AsyncIterator[bytes] | None = None
 
-    async def close(self) -> None:
+    async def aclose(self) -> None:
         stream, self.stream, self.chunks = self.stream, None, None
         if stream is not None:
             await stream.aclose()
 
 
-async def _one_tool(job: ToolJob) -> Any:
-    try:
-        fn = job.fn
-        if inspect.iscoroutinefunction(fn):
-            return await fn(**job.arguments)
-        out = await asyncio.to_thread(fn, **job.arguments)
-        if inspect.isawaitable(out):
-            out = await out
-        return out
-    except Exception as exc:  # the flow turns it into a tool error message
-        return exc
-
-
 class AsyncLLMClient(ClientBase):
-    """The resilient async LLM client. See :mod:`surefoot.llm` for every option.
+    """The resilient LLM client. See :mod:`surefoot.llm` for every option.
 
-    ``transport`` injects an :class:`~surefoot.http.AsyncTransport`; otherwise one
-    :class:`~surefoot.http.AiohttpTransport` is created with ``max_connections``, ``max_body``
-    and ``connect_timeout``. Close with ``await client.aclose()`` or ``async with``.
+    ``transport`` injects a transport (:class:`~surefoot.http.AsyncTransport`); otherwise one is
+    created with ``max_connections`` (the pool size), ``max_body``, ``connect_timeout`` and
+    ``read_timeout``. Close it with ``aclose()`` or use the client as a context manager.
     """
 
-    def __init__(self, *, transport: AsyncTransport | None = None, **options: Any) -> None:
-        super().__init__(**options)
+    _transport: AsyncTransport
+
+    def _make_transport(self, transport: object) -> AsyncTransport:
         if transport is None:
-            transport = AiohttpTransport(
-                limit=self._max_connections,
+            return AiohttpTransport(
+                max_connections=self._max_connections,
                 max_body=self._max_body,
                 connect_timeout=self._connect_timeout,
                 read_timeout=self._opts.read_timeout,
             )
-        elif not callable(getattr(transport, "post", None)):
-            raise TypeError("transport must implement surefoot.http.AsyncTransport")
-        self._transport: AsyncTransport = transport
+        if not callable(getattr(transport, "post", None)):
+            raise TypeError(
+                "transport must implement surefoot.http.AsyncTransport (post, open_stream, "
+                f"aclose), got {type(transport).__name__}"
+            )
+        return transport  # type: ignore[return-value]
 
     async def __aenter__(self) -> AsyncLLMClient:
         return self
@@ -126,7 +143,7 @@ class AsyncLLMClient(ClientBase):
             prompt_or_messages, messages, tools, response_model, task_id, timeout, "run"
         )
         try:
-            return await self._drive(ctx, run_flow(ctx, msgs, registry, response_model))
+            return await self._adrive(ctx, run_flow(ctx, msgs, registry, response_model))
         finally:
             if task_id is not None:
                 self._done(task_id)
@@ -149,7 +166,7 @@ class AsyncLLMClient(ClientBase):
             timeout=timeout,
         )
 
-    async def stream(
+    def stream(
         self,
         prompt_or_messages: Any = None,
         *,
@@ -159,41 +176,74 @@ class AsyncLLMClient(ClientBase):
         task_id: str | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[Any]:
-        """Run while streaming: text and tool-call deltas, tool results, then the result."""
+        """Run while streaming: text and tool-call deltas, tool results, then the result.
+
+        The arguments are checked at the call, before the first event is asked for.
+        """
         ctx, msgs, registry = self._prepare(
             prompt_or_messages, messages, tools, response_model, task_id, timeout, "stream"
         )
-        gen = run_flow(ctx, msgs, registry, response_model, stream=True)
+        return self._astream(ctx, run_flow(ctx, msgs, registry, response_model, stream=True))
+
+    # -- the driver ----------------------------------------------------------------------------
+
+    async def _astream(
+        self, ctx: RunCtx, gen: Generator[Any, Any, RunResult]
+    ) -> AsyncIterator[Any]:
         conn = _Conn()
         value: Any = None
         exc: BaseException | None = None
+        done = False
         try:
             while True:
                 try:
                     op = gen.send(value) if exc is None else gen.throw(exc)
                 except StopIteration as stop:
+                    done = True
                     yield ResultEvent(stop.value)
                     return
-                except BaseException as err:
+                except Exception as err:
+                    done = True
                     ctx.give_up(err)
+                    raise
+                except BaseException:
+                    done = True
                     raise
                 value = exc = None
                 if type(op) is Emit:
                     yield op.event
                     continue
                 try:
-                    value = await self._perform(op, conn)
-                except Exception as e:
+                    value = await self._aperform(op, conn, ctx)
+                except BaseException as e:
                     exc = e
         finally:
-            await conn.close()
+            await conn.aclose()
+            if not done:
+                await self._aabandon(gen, ctx)
             gen.close()
-            if task_id is not None:
-                self._done(task_id)
+            if ctx.task_id is not None:
+                self._done(ctx.task_id)
 
-    # -- the driver ----------------------------------------------------------------------------
+    async def _aabandon(self, gen: Generator[Any, Any, RunResult], ctx: RunCtx) -> None:
+        """The caller stopped reading the stream: let the flow release what it holds."""
+        value: Any = None
+        exc: BaseException | None = Abandoned()
+        while True:
+            try:
+                op = gen.send(value) if exc is None else gen.throw(exc)
+            except BaseException:
+                return
+            value = exc = None
+            if type(op) not in _ENGINE:
+                exc = Abandoned()  # no more I/O for a stream nobody reads
+                continue
+            try:
+                value = await aperform(op, self._opts.clock)
+            except Exception as e:
+                exc = e
 
-    async def _drive(self, ctx: RunCtx, gen: Generator[Op, Any, RunResult]) -> RunResult:
+    async def _adrive(self, ctx: RunCtx, gen: Generator[Any, Any, RunResult]) -> RunResult:
         transport = self._transport
         conn: _Conn | None = None  # only for streamed ops: a plain run never needs one
         value: Any = None
@@ -205,7 +255,7 @@ class AsyncLLMClient(ClientBase):
                 except StopIteration as stop:
                     result: RunResult = stop.value
                     return result
-                except BaseException as err:
+                except Exception as err:
                     ctx.give_up(err)
                     raise
                 value = exc = None
@@ -215,46 +265,47 @@ class AsyncLLMClient(ClientBase):
                     else:
                         if conn is None:
                             conn = _Conn()
-                        value = await self._perform(op, conn)
-                except Exception as e:
+                        value = await self._aperform(op, conn, ctx)
+                except BaseException as e:
                     exc = e
         finally:
             if conn is not None and conn.stream is not None:
-                await conn.close()
+                await conn.aclose()
             gen.close()
 
-    async def _perform(self, op: Op, conn: _Conn) -> Any:
+    async def _aperform(self, op: Any, conn: _Conn, ctx: RunCtx) -> Any:
+        if type(op) in _ENGINE:
+            return await aperform(op, self._opts.clock)
+        # unasync: async-only
         timeout = getattr(op, "timeout", None)
-        if timeout is None:
-            return await self._do(op, conn)
-        try:
-            async with asyncio.timeout(timeout) as scope:
-                return await self._do(op, conn)
-        except TimeoutError as e:
-            if scope.expired():
-                raise DeadlineHit() from e
-            raise
+        if timeout is not None:
+            try:
+                async with asyncio.timeout(timeout) as scope:
+                    return await self._ado(op, conn, ctx)
+            except TimeoutError as e:
+                if scope.expired():
+                    raise DeadlineHit() from e
+                raise
+        # unasync: end
+        return await self._ado(op, conn, ctx)
 
-    async def _do(self, op: Op, conn: _Conn) -> Any:
+    async def _ado(self, op: Any, conn: _Conn, ctx: RunCtx) -> Any:
         t = type(op)
         if t is Read:
             assert conn.chunks is not None
             try:
-                return await conn.chunks.__anext__()
+                return await anext(conn.chunks)
             except StopAsyncIteration:
                 return b""
         if t is Post:
-            assert isinstance(op, Post)
             return await self._transport.post(op.url, op.headers, op.body, timeout=op.timeout)
         if t is Open:
-            assert isinstance(op, Open)
-            await conn.close()
+            await conn.aclose()
+            read = self._opts.read_timeout
+            if op.timeout is not None:
+                read = op.timeout if read is None else min(read, op.timeout)
             stream = await self._transport.open_stream(
-                op.url,
-                op.headers,
-                op.body,
-                timeout=None,
-                read_timeout=self._opts.read_timeout,
+                op.url, op.headers, op.body, timeout=op.timeout, read_timeout=read
             )
             conn.stream = stream
             conn.chunks = stream.chunks()
@@ -263,34 +314,30 @@ class AsyncLLMClient(ClientBase):
             assert conn.stream is not None
             return await conn.stream.read()
         if t is Close:
-            await conn.close()
-            return None
-        if t is Sleep:
-            assert isinstance(op, Sleep)
-            await self._opts.clock.asleep(op.seconds)
+            await conn.aclose()
             return None
         if t is Throttle:
-            assert isinstance(op, Throttle)
             limiter = op.limiter
             if op.timeout is None:
-                await limiter.athrottle(op.tokens)
+                await athrottle(limiter, op.tokens)
             else:
                 with deadline(op.timeout, clock=limiter.clock):
-                    await limiter.athrottle(op.tokens)
+                    await athrottle(limiter, op.tokens)
             return None
         if t is Observe:
-            assert isinstance(op, Observe) and self._opts.rate_limiter is not None
+            assert self._opts.rate_limiter is not None
             try:
-                await self._opts.rate_limiter.aobserve(op.headers)
+                await aobserve(self._opts.rate_limiter, op.headers)
             except Exception:  # a limiter that cannot learn must not fail the call
                 _log.warning(
                     "surefoot: the rate limiter could not observe a response", exc_info=True
                 )
             return None
         if t is RunTools:
-            assert isinstance(op, RunTools)
-            jobs = op.jobs
-            if len(jobs) == 1:
-                return [await _one_tool(jobs[0])]
-            return list(await asyncio.gather(*(_one_tool(j) for j in jobs)))
+            token = publish(ctx.deadline, self._opts.clock)
+            try:
+                return await backend.run_tools([(j.fn, j.arguments) for j in op.jobs])
+            finally:
+                if token is not None:
+                    DEADLINE.reset(token)
         raise AssertionError(f"unknown op {op!r}")

@@ -1,29 +1,39 @@
-"""The sync client: :class:`LLMClient`, a thin driver of the pure run flow on urllib3.
+# GENERATED from src/surefoot/llm/_client_async.py by scripts/unasync.py: do not edit.
+# Edit the async source, then run `make generate` (CI fails when this file is stale).
+"""The async client :class:`LLMClient`: a thin driver of the pure run flow, on aiohttp.
 
-Deadlines: each request gets the time left as its transport timeout (connect and per-read),
-and the flow checks the deadline between steps (and between the chunks of a stream), raising
-:class:`surefoot.RunTimeoutError`. A server that hangs after its headers is bounded by the read
-timeout, itself never longer than the time left when the request was sent.
+Written once: the sync client ``LLMClient`` (``_client_sync.py``, on urllib3) is generated from
+this file by ``scripts/unasync.py``. The driver carries out the flow's ops
+(:mod:`surefoot.llm._ops`) and the engine's (:func:`surefoot.guard._io_sync.perform`: breaker,
+budget, waits, hooks; an async store is awaited, never called blocking on the loop).
 
-Tools: one call runs in the calling thread; the parallel calls of one turn run concurrently in
-a small thread pool (at most 8 threads), each in a copy of the caller's context. A coroutine
-function used as a tool runs with ``asyncio.run`` in its thread.
+Deadlines: the run's deadline is its ``timeout`` within any deadline already in force
+(``surefoot.deadline()``, an enclosing guard). Each op bounded by it gets the time left: the
+async driver runs it inside ``asyncio.timeout(time left)`` and the transport's timeouts; the sync
+driver gives it to the transport as its connect and per-read timeouts, never longer than the
+time left. When it passes, the run raises :class:`surefoot.RunTimeoutError`. The caller's own
+cancellation is never caught: it reaches the caller (after a breaker probe is released).
+
+Tools run with the run's deadline in force (:func:`surefoot.time_left` works inside them). Async:
+coroutine functions are awaited, plain functions run in the default thread pool, the parallel
+calls of one turn concurrently. Sync: one call in the calling thread, several in a small thread
+pool, each in a copy of the caller's context; a coroutine function runs with ``asyncio.run``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
-import inspect
 import logging
-from collections.abc import Callable, Generator, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Generator, Iterator
 from types import TracebackType
 from typing import Any
 
 import pydantic
 
-from surefoot.http import SyncStream, SyncTransport, Urllib3Transport
+from surefoot._backends import _sync as backend
+from surefoot._scope import DEADLINE, deadline, publish
+from surefoot.guard._io_sync import observe, perform, throttle
+from surefoot.http._types import SyncStream, SyncTransport
+from surefoot.http._urllib3 import Urllib3Transport
 from surefoot.llm._base import ClientBase
 from surefoot.llm._ctx import RunCtx
 from surefoot.llm._loop import run_flow
@@ -31,27 +41,37 @@ from surefoot.llm._ops import (
     Close,
     Emit,
     Observe,
-    Op,
     Open,
     Post,
     Read,
     ReadAll,
     RunTools,
-    Sleep,
     Throttle,
-    ToolJob,
 )
 from surefoot.llm._result import ResultEvent, RunResult
-from surefoot.policy import deadline
+from surefoot.policy._attempts import (
+    Abandoned,
+    Admit,
+    Notify,
+    Now,
+    Refill,
+    Release,
+    Report,
+    Sleep,
+    Spend,
+)
 
 __all__ = ["LLMClient"]
 
 _log = logging.getLogger("surefoot.llm")
 
-_MAX_TOOL_THREADS = 8
+#: The engine's ops, carried out by the engine's interpreter.
+_ENGINE = frozenset((Now, Sleep, Admit, Report, Release, Spend, Refill, Notify))
 
 
 class _Conn:
+    """The one open streaming response of a run, if any."""
+
     __slots__ = ("chunks", "stream")
 
     def __init__(self) -> None:
@@ -64,51 +84,30 @@ class _Conn:
             stream.close()
 
 
-def _one_tool(job: ToolJob) -> Any:
-    try:
-        fn = job.fn
-        if inspect.iscoroutinefunction(fn):
-            return asyncio.run(fn(**job.arguments))
-        out = fn(**job.arguments)
-        if inspect.iscoroutine(out):
-            out = asyncio.run(out)
-        return out
-    except Exception as exc:  # the flow turns it into a tool error message
-        return exc
-
-
-def _run_tools(jobs: list[ToolJob]) -> list[Any]:
-    if len(jobs) == 1:
-        return [_one_tool(jobs[0])]
-    with ThreadPoolExecutor(max_workers=min(_MAX_TOOL_THREADS, len(jobs))) as pool:
-        futures = []
-        for job in jobs:
-            ctx = contextvars.copy_context()
-            call: Callable[..., Any] = ctx.run
-            futures.append(pool.submit(call, _one_tool, job))
-        return [f.result() for f in futures]
-
-
 class LLMClient(ClientBase):
-    """The resilient sync LLM client. See :mod:`surefoot.llm` for every option.
+    """The resilient LLM client. See :mod:`surefoot.llm` for every option.
 
-    ``transport`` injects a :class:`~surefoot.http.SyncTransport`; otherwise one
-    :class:`~surefoot.http.Urllib3Transport` is created with ``max_connections`` (pool size),
-    ``max_body`` and ``connect_timeout``. Close with ``client.close()`` or ``with``.
+    ``transport`` injects a transport (:class:`~surefoot.http.SyncTransport`); otherwise one is
+    created with ``max_connections`` (the pool size), ``max_body``, ``connect_timeout`` and
+    ``read_timeout``. Close it with ``close()`` or use the client as a context manager.
     """
 
-    def __init__(self, *, transport: SyncTransport | None = None, **options: Any) -> None:
-        super().__init__(**options)
+    _transport: SyncTransport
+
+    def _make_transport(self, transport: object) -> SyncTransport:
         if transport is None:
-            transport = Urllib3Transport(
-                maxsize=self._max_connections,
+            return Urllib3Transport(
+                max_connections=self._max_connections,
                 max_body=self._max_body,
                 connect_timeout=self._connect_timeout,
                 read_timeout=self._opts.read_timeout,
             )
-        elif not callable(getattr(transport, "post", None)):
-            raise TypeError("transport must implement surefoot.http.SyncTransport")
-        self._transport: SyncTransport = transport
+        if not callable(getattr(transport, "post", None)):
+            raise TypeError(
+                "transport must implement surefoot.http.SyncTransport (post, open_stream, "
+                f"close), got {type(transport).__name__}"
+            )
+        return transport  # type: ignore[return-value]
 
     def __enter__(self) -> LLMClient:
         return self
@@ -123,6 +122,8 @@ class LLMClient(ClientBase):
 
     def close(self) -> None:
         self._transport.close()
+
+    # -- public calls --------------------------------------------------------------------------
 
     def run(
         self,
@@ -172,41 +173,72 @@ class LLMClient(ClientBase):
         task_id: str | None = None,
         timeout: float | None = None,
     ) -> Iterator[Any]:
-        """Run while streaming: text and tool-call deltas, tool results, then the result."""
+        """Run while streaming: text and tool-call deltas, tool results, then the result.
+
+        The arguments are checked at the call, before the first event is asked for.
+        """
         ctx, msgs, registry = self._prepare(
             prompt_or_messages, messages, tools, response_model, task_id, timeout, "stream"
         )
         return self._stream(ctx, run_flow(ctx, msgs, registry, response_model, stream=True))
 
-    def _stream(self, ctx: RunCtx, gen: Generator[Op, Any, RunResult]) -> Iterator[Any]:
+    # -- the driver ----------------------------------------------------------------------------
+
+    def _stream(self, ctx: RunCtx, gen: Generator[Any, Any, RunResult]) -> Iterator[Any]:
         conn = _Conn()
         value: Any = None
         exc: BaseException | None = None
+        done = False
         try:
             while True:
                 try:
                     op = gen.send(value) if exc is None else gen.throw(exc)
                 except StopIteration as stop:
+                    done = True
                     yield ResultEvent(stop.value)
                     return
-                except BaseException as err:
+                except Exception as err:
+                    done = True
                     ctx.give_up(err)
+                    raise
+                except BaseException:
+                    done = True
                     raise
                 value = exc = None
                 if type(op) is Emit:
                     yield op.event
                     continue
                 try:
-                    value = self._do(op, conn)
-                except Exception as e:
+                    value = self._perform(op, conn, ctx)
+                except BaseException as e:
                     exc = e
         finally:
             conn.close()
+            if not done:
+                self._aabandon(gen, ctx)
             gen.close()
             if ctx.task_id is not None:
                 self._done(ctx.task_id)
 
-    def _drive(self, ctx: RunCtx, gen: Generator[Op, Any, RunResult]) -> RunResult:
+    def _aabandon(self, gen: Generator[Any, Any, RunResult], ctx: RunCtx) -> None:
+        """The caller stopped reading the stream: let the flow release what it holds."""
+        value: Any = None
+        exc: BaseException | None = Abandoned()
+        while True:
+            try:
+                op = gen.send(value) if exc is None else gen.throw(exc)
+            except BaseException:
+                return
+            value = exc = None
+            if type(op) not in _ENGINE:
+                exc = Abandoned()  # no more I/O for a stream nobody reads
+                continue
+            try:
+                value = perform(op, self._opts.clock)
+            except Exception as e:
+                exc = e
+
+    def _drive(self, ctx: RunCtx, gen: Generator[Any, Any, RunResult]) -> RunResult:
         transport = self._transport
         conn: _Conn | None = None  # only for streamed ops: a plain run never needs one
         value: Any = None
@@ -218,34 +250,40 @@ class LLMClient(ClientBase):
                 except StopIteration as stop:
                     result: RunResult = stop.value
                     return result
-                except BaseException as err:
+                except Exception as err:
                     ctx.give_up(err)
                     raise
                 value = exc = None
                 try:
-                    if type(op) is Post:
-                        value = transport.post(op.url, op.headers, op.body, timeout=op.timeout)
+                    if type(op) is Post and op.timeout is None:
+                        value = transport.post(op.url, op.headers, op.body, timeout=None)
                     else:
                         if conn is None:
                             conn = _Conn()
-                        value = self._do(op, conn)
-                except Exception as e:
+                        value = self._perform(op, conn, ctx)
+                except BaseException as e:
                     exc = e
         finally:
             if conn is not None and conn.stream is not None:
                 conn.close()
             gen.close()
 
-    def _do(self, op: Op, conn: _Conn) -> Any:
+    def _perform(self, op: Any, conn: _Conn, ctx: RunCtx) -> Any:
+        if type(op) in _ENGINE:
+            return perform(op, self._opts.clock)
+        return self._do(op, conn, ctx)
+
+    def _do(self, op: Any, conn: _Conn, ctx: RunCtx) -> Any:
         t = type(op)
         if t is Read:
             assert conn.chunks is not None
-            return next(conn.chunks, b"")
+            try:
+                return next(conn.chunks)
+            except StopIteration:
+                return b""
         if t is Post:
-            assert isinstance(op, Post)
             return self._transport.post(op.url, op.headers, op.body, timeout=op.timeout)
         if t is Open:
-            assert isinstance(op, Open)
             conn.close()
             read = self._opts.read_timeout
             if op.timeout is not None:
@@ -262,29 +300,28 @@ class LLMClient(ClientBase):
         if t is Close:
             conn.close()
             return None
-        if t is Sleep:
-            assert isinstance(op, Sleep)
-            self._opts.clock.sleep(op.seconds)
-            return None
         if t is Throttle:
-            assert isinstance(op, Throttle)
             limiter = op.limiter
             if op.timeout is None:
-                limiter.throttle(op.tokens)
+                throttle(limiter, op.tokens)
             else:
                 with deadline(op.timeout, clock=limiter.clock):
-                    limiter.throttle(op.tokens)
+                    throttle(limiter, op.tokens)
             return None
         if t is Observe:
-            assert isinstance(op, Observe) and self._opts.rate_limiter is not None
+            assert self._opts.rate_limiter is not None
             try:
-                self._opts.rate_limiter.observe(op.headers)
+                observe(self._opts.rate_limiter, op.headers)
             except Exception:  # a limiter that cannot learn must not fail the call
                 _log.warning(
                     "surefoot: the rate limiter could not observe a response", exc_info=True
                 )
             return None
         if t is RunTools:
-            assert isinstance(op, RunTools)
-            return _run_tools(op.jobs)
+            token = publish(ctx.deadline, self._opts.clock)
+            try:
+                return backend.run_tools([(j.fn, j.arguments) for j in op.jobs])
+            finally:
+                if token is not None:
+                    DEADLINE.reset(token)
         raise AssertionError(f"unknown op {op!r}")

@@ -23,6 +23,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from surefoot._scope import current_deadline, effective
 from surefoot.errors import (
     ErrorContext,
     LLMError,
@@ -31,10 +32,10 @@ from surefoot.errors import (
     SurefootError,
     TaskStoppedError,
 )
-from surefoot.guard._records import failure_fields
 from surefoot.llm._options import Options
 from surefoot.llm._result import ModelAttempt
-from surefoot.policy import Decision
+from surefoot.policy._records import failure_fields
+from surefoot.policy._types import Decision
 
 __all__ = [
     "RunCtx",
@@ -52,6 +53,7 @@ class RunCtx:
     """What the flow of one run needs besides the messages: options, deadline, records."""
 
     __slots__ = (
+        "ambient",
         "attempts",
         "deadline",
         "now",
@@ -77,7 +79,11 @@ class RunCtx:
         self.operation = operation
         self.timeout = timeout
         self.now = opts.clock.now
-        self.deadline = None if timeout is None else self.now() + timeout
+        #: The run's absolute deadline: its own timeout within any deadline already in force
+        #: (``surefoot.deadline()``, an enclosing guard or agent action).
+        self.deadline = effective(timeout, opts.clock)
+        #: True when that deadline is the one already in force, not this run's own timeout.
+        self.ambient = self.deadline is not None and self.deadline == current_deadline()
         self.attempts: list[ModelAttempt] = []
         self.stop_reason = stop_reason
         self.turn = 0
@@ -102,12 +108,15 @@ class RunCtx:
             )
         return self.left()
 
-    def past_deadline(self) -> bool:
-        return self.deadline is not None and self.now() >= self.deadline
-
-    def timed_out(self, cause: BaseException | None) -> RunTimeoutError:
+    def timed_out(self, cause: BaseException | None, attempt: int | None = None) -> RunTimeoutError:
+        """The run's deadline error (``attempt`` is accepted for the engine's loop)."""
+        what = (
+            f"within its timeout of {self.timeout:g}s"
+            if self.timeout is not None and not self.ambient
+            else "before the deadline in force"
+        )
         err = RunTimeoutError(
-            f"the run did not finish within its timeout of {self.timeout:g}s",
+            f"the run did not finish {what}",
             timeout=self.timeout,
             context=ErrorContext(operation=self.operation, task_id=self.task_id),
         )
@@ -126,14 +135,45 @@ class RunCtx:
         reason: str = "",
         started: float | None = None,
     ) -> ModelAttempt:
-        """Record one attempt and tell the hooks (``on_attempt``, then ``on_retry``)."""
-        ended = self.now()
+        """Record one attempt outside the engine's loop and tell the hooks (``on_attempt``)."""
+        item = self.make_record(
+            model,
+            attempt,
+            error,
+            decision,
+            outcome,
+            wait=wait,
+            reason=reason,
+            started=started,
+            ended=self.now(),
+        )
+        self.attempts.append(item)
+        hooks = self.opts.hooks
+        if hooks is not None:
+            _call_hook(hooks, "on_attempt", item)
+        return item
+
+    def make_record(
+        self,
+        model: str,
+        attempt: int,
+        error: BaseException | None,
+        decision: Decision | None,
+        outcome: str,
+        *,
+        wait: float = 0.0,
+        reason: str = "",
+        started: float | None = None,
+        ended: float,
+    ) -> ModelAttempt:
+        """The record of one attempt of this run (the engine's loop keeps it and tells the
+        hooks)."""
         if error is None:
             error_code = code = kind = None
             status = None
         else:
             error_code, code, kind, status = failure_fields(error)
-        item = ModelAttempt(
+        return ModelAttempt(
             attempt,
             error_code,
             code,
@@ -148,20 +188,6 @@ class RunCtx:
             reason=reason,
             turn=self.turn,
         )
-        self.attempts.append(item)
-        hooks = self.opts.hooks
-        if hooks is not None:
-            _call_hook(hooks, "on_attempt", item)
-            if outcome in ("retry", "reconnect"):
-                _call_hook(hooks, "on_retry", item)
-        return item
-
-    def breaker_changed(self, name: str, old: object, new: object) -> None:
-        """Tell the hooks (``on_breaker_state_change(name, old, new)``) that this run's call
-        moved the breaker ``name`` from state ``old`` to ``new``."""
-        hooks = self.opts.hooks
-        if hooks is not None:
-            _call_hook(hooks, "on_breaker_state_change", name, old, new)
 
     def give_up(self, error: BaseException) -> None:
         """Tell the hooks the run fails with ``error``; attach the attempts to it."""

@@ -40,7 +40,7 @@ from surefoot.errors import (
 from surefoot.llm._call import call_model
 from surefoot.llm._ctx import RunCtx, no_progress
 from surefoot.llm._messages import Message, ToolCall, Usage
-from surefoot.llm._ops import Emit, Op, RunTools, ToolJob
+from surefoot.llm._ops import Emit, RunTools, ToolJob
 from surefoot.llm._result import Pending, RunResult, ToolResultEvent, WaitFor
 from surefoot.llm._tools import ToolArgumentsError, ToolRegistry, validate_arguments
 
@@ -71,7 +71,7 @@ def run_flow(
     response_model: type[pydantic.BaseModel] | None,
     *,
     stream: bool = False,
-) -> Generator[Op, Any, RunResult]:
+) -> Generator[Any, Any, RunResult]:
     """The whole run; returns the :class:`RunResult` (see the module docstring)."""
     opts = ctx.opts
     specs = tools.specs if tools is not None else ()
@@ -128,7 +128,7 @@ def _tool_round(
     tools: ToolRegistry | None,
     st: _State,
     stream: bool,
-) -> Generator[Op, Any, RunResult | None]:
+) -> Generator[Any, Any, RunResult | None]:
     opts = ctx.opts
     for c in calls:
         key = (c.name, _canonical(c.arguments))
@@ -242,7 +242,7 @@ def _append_results(
     calls: Sequence[ToolCall],
     results: dict[str, tuple[str, bool]],
     stream: bool,
-) -> Generator[Op, Any, None]:
+) -> Generator[Any, Any, None]:
     for c in calls:
         got = results.get(c.id)
         if got is None:

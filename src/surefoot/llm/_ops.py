@@ -1,9 +1,11 @@
-"""The I/O requests the pure run flow yields to its driver (sync or async), and the run's state.
+"""The I/O requests the pure run flow yields to its driver (sync or async).
 
 The flow (:mod:`surefoot.llm._loop`, :mod:`surefoot.llm._call`) is a generator: it yields one of
-the ops below, the driver carries it out and sends back the answer (or throws the exception the
-I/O raised into the generator). This is how httpx shares its auth flows between its two clients:
-one flow, two small drivers, no duplicated logic.
+the ops below, or one of the engine's ops (:mod:`surefoot.policy._attempts`: ``Now``, ``Sleep``,
+``Admit``, ``Report``, ``Release``, ``Spend``, ``Refill``, ``Notify``, carried out by
+:func:`surefoot.guard._io_async.aperform`); the driver carries it out and sends back the answer
+(or throws the exception the I/O raised into the generator). This is how httpx shares its auth
+flows between its two clients: one flow, two small drivers, no duplicated logic.
 
 =============  =====================================  ===========================================
 op             driver does                            sends back
@@ -13,7 +15,6 @@ op             driver does                            sends back
 ``Read``       reads the next chunk of that stream     ``bytes`` (``b""`` at its end)
 ``ReadAll``    reads the rest of it (bounded)          ``bytes``
 ``Close``      closes it                               ``None``
-``Sleep``      waits on the client's clock             ``None``
 ``RunTools``   runs tool functions (concurrently)      a list: each result or the raised exception
 ``Emit``       hands an event to the stream's caller   ``None``
 ``Throttle``   waits for the shared rate limiter's     ``None`` (raises its ``RateLimitError`` when
@@ -23,39 +24,40 @@ op             driver does                            sends back
 
 ``timeout`` on an op is the time left before the run's deadline (``None``: no deadline). The
 async driver wraps the op in ``asyncio.timeout(timeout)`` and, when that fires, throws
-:class:`DeadlineHit` into the flow; the sync driver hands it to the transport's timeouts.
+:class:`~surefoot.policy._attempts.DeadlineHit` into the flow; the sync driver hands it to the
+transport's timeouts (connect and per read, never longer than the time left).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from surefoot.llm._messages import ToolCall
-from surefoot.policy import SharedRateLimiter
+from surefoot.policy._attempts import DeadlineHit
+
+if TYPE_CHECKING:
+    from surefoot.guard._limiter import SharedRateLimiter
 
 __all__ = [
+    "CLOSE",
     "Close",
     "DeadlineHit",
     "Emit",
     "Observe",
-    "Op",
     "Open",
     "Post",
     "Read",
     "ReadAll",
     "RunTools",
-    "Sleep",
     "Throttle",
     "ToolJob",
 ]
 
 
-class DeadlineHit(Exception):
-    """Thrown into the flow by a driver whose deadline-bound timeout fired."""
-
-
 class Post:
+    """One POST of ``body`` to ``url``."""
+
     __slots__ = ("body", "headers", "timeout", "url")
 
     def __init__(
@@ -67,16 +69,10 @@ class Post:
         self.timeout = timeout
 
 
-class Open:
-    __slots__ = ("body", "headers", "timeout", "url")
+class Open(Post):
+    """A streaming POST: the same request, answered by ``(status, headers)``."""
 
-    def __init__(
-        self, url: str, headers: Mapping[str, str], body: bytes, timeout: float | None
-    ) -> None:
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.timeout = timeout
+    __slots__ = ()
 
 
 class Read:
@@ -86,22 +82,12 @@ class Read:
         self.timeout = timeout
 
 
-class ReadAll:
-    __slots__ = ("timeout",)
-
-    def __init__(self, timeout: float | None) -> None:
-        self.timeout = timeout
+class ReadAll(Read):
+    __slots__ = ()
 
 
 class Close:
     __slots__ = ()
-
-
-class Sleep:
-    __slots__ = ("seconds",)
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
 
 
 class ToolJob:
@@ -149,7 +135,5 @@ class Observe:
     def __init__(self, headers: Mapping[str, str]) -> None:
         self.headers = headers
 
-
-Op = Post | Open | Read | ReadAll | Close | Sleep | RunTools | Emit | Throttle | Observe
 
 CLOSE = Close()

@@ -6,23 +6,22 @@ names the option and the fix, when the client is built, never later inside a run
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from surefoot import _check
 from surefoot._redact import register_secret
 from surefoot.clock import SYSTEM_CLOCK, Clock
-from surefoot.llm._wire import STYLES, WireFormat, get_wire
-from surefoot.policy import (
-    BoundBudget,
-    CircuitBreaker,
-    RetryBudget,
-    RetryPolicy,
-    SharedRateLimiter,
-)
+from surefoot.guard._breaker import CircuitBreaker
+from surefoot.guard._budget import BoundBudget, RetryBudget
+from surefoot.guard._hooks import GuardHooks
+from surefoot.guard._limiter import SharedRateLimiter
+from surefoot.llm._wire import WireFormat
+from surefoot.llm._wires import STYLES, get_wire
+from surefoot.policy._retry import RetryPolicy
 from surefoot.policy._types import OnError
 
-__all__ = ["DEFAULT_MAX_TURNS", "ModelSpec", "Options", "check_timeout"]
+__all__ = ["DEFAULT_MAX_TURNS", "ModelSpec", "Options"]
 
 DEFAULT_MAX_TURNS = 20
 DEFAULT_STREAM_ATTEMPTS = 5
@@ -82,36 +81,6 @@ def _models(model: object) -> tuple[ModelSpec, ...]:
     return tuple(out)
 
 
-def check_timeout(name: str, value: object) -> float | None:
-    """``None`` or a positive finite number of seconds; a ``ValueError`` naming ``name``."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be seconds (a number) or None, not {type(value).__name__}")
-    v = float(value)
-    if math.isnan(v) or v <= 0:
-        raise ValueError(f"{name} must be > 0 seconds (or None for no limit), got {value!r}")
-    return None if math.isinf(v) else v
-
-
-def check_seconds_option(name: str, value: object) -> float:
-    """A finite number of seconds >= 0 for option ``name`` (``TypeError``/``ValueError``)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be seconds (a number), not {type(value).__name__}")
-    v = float(value)
-    if not math.isfinite(v) or v < 0:
-        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
-    return v
-
-
-def _count(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return value
-
-
 class Options:
     """The checked, normalized configuration shared by the sync and async clients."""
 
@@ -131,8 +100,8 @@ class Options:
         "policy",
         "rate_limiter",
         "read_timeout",
+        "resume_policy",
         "stream_headers",
-        "stream_policy",
         "style",
         "timeout",
         "url",
@@ -165,10 +134,11 @@ class Options:
         headers: Mapping[str, str] | None,
         rate_limiter: SharedRateLimiter | None = None,
     ) -> None:
-        if not isinstance(base_url, str) or not base_url.strip():
+        _check.text("base_url", base_url, fix="the API root, like 'https://api.openai.com/v1'")
+        if not base_url.strip():
             raise ValueError("base_url must be the API root, like 'https://api.openai.com/v1'")
-        if api_key is not None and not isinstance(api_key, str):
-            raise TypeError(f"api_key must be a str or None, not {type(api_key).__name__}")
+        if api_key is not None:
+            _check.text("api_key", api_key)
         register_secret(api_key)
         if style not in STYLES:
             raise ValueError(
@@ -181,49 +151,41 @@ class Options:
         self.base_url = base_url
         self.api_key = api_key
         self.models = _models(model)
-        if on_error is not None and not callable(on_error):
-            raise TypeError("on_error must be a callable taking an ErrorInfo and returning a Tier")
-        delay_cap = check_seconds_option("max_delay", max_delay)
-        hint_cap = check_seconds_option("max_hint", max_hint)
         self.policy = RetryPolicy(
-            retries=_count("retries", retries, 0),
+            retries=retries,
             retry_base=retry_base,
-            max_delay=delay_cap,
-            max_hint=hint_cap,
+            max_delay=max_delay,
+            max_hint=max_hint,
             on_error=on_error,
         )
-        # One attempt budget covers the whole stream, whatever the failures
-        # (002_86810f19ca361bb9.txt): an error's own max_retry_attempts does not cap it.
-        self.stream_policy = RetryPolicy(
-            retries=_count("stream_attempts", stream_attempts, 1) - 1,
+        # After the first delta, a stream resumes within one budget of connections shared by
+        # every kind of failure (an error's own max_retry_attempts does not cap it), as a task
+        # stream does: at most `stream_attempts` connections in all, receiving events does not
+        # reset it. Before the first delta, `retries=` applies as for run().
+        self.resume_policy = RetryPolicy(
+            retries=_check.count("stream_attempts", stream_attempts, low=1, high=1001) - 1,
             retry_base=retry_base,
-            max_delay=delay_cap,
-            max_hint=hint_cap,
+            max_delay=max_delay,
+            max_hint=max_hint,
             on_error=on_error,
             respect_error_attempts=False,
         )
-        self.timeout = check_timeout("timeout", timeout)
-        self.read_timeout = check_timeout("read_timeout", read_timeout)
+        self.timeout = _check.timeout("timeout", timeout)
+        self.read_timeout = _check.timeout("read_timeout", read_timeout)
         self.breakers = _breakers(breaker, self.models)
-        if budget is not None and not isinstance(budget, (RetryBudget, BoundBudget)):
-            raise TypeError("budget must be a surefoot.policy.RetryBudget (or None)")
-        self.budget = budget
-        if rate_limiter is not None and not isinstance(rate_limiter, SharedRateLimiter):
-            raise TypeError(
-                "rate_limiter must be a surefoot.policy.SharedRateLimiter (or None), not "
-                f"{type(rate_limiter).__name__}"
-            )
-        self.rate_limiter = rate_limiter
-        self.hooks = hooks
-        self.max_turns = _count("max_turns", max_turns, 1)
-        self.max_tool_errors = _count("max_tool_errors", max_tool_errors, 0)
-        self.max_repeats = _count("max_repeats", max_repeats, 2)
-        self.max_validation_retries = _count("max_validation_retries", max_validation_retries, 0)
-        if clock is not None and not isinstance(clock, Clock):
-            raise TypeError("clock must implement surefoot.clock.Clock (now, sleep, asleep)")
-        self.clock: Clock = clock if clock is not None else SYSTEM_CLOCK
-        if headers is not None and not isinstance(headers, Mapping):
-            raise TypeError("headers must be a mapping of extra request headers")
+        self.budget = _check.instance(
+            "budget", budget, (RetryBudget, BoundBudget), "a surefoot.RetryBudget"
+        )
+        self.rate_limiter = _check.instance(
+            "rate_limiter", rate_limiter, SharedRateLimiter, "a surefoot.SharedRateLimiter"
+        )
+        self.hooks = GuardHooks.coerce(hooks)
+        self.max_turns = _check.count("max_turns", max_turns, low=1)
+        self.max_tool_errors = _check.count("max_tool_errors", max_tool_errors)
+        self.max_repeats = _check.count("max_repeats", max_repeats, low=2)
+        self.max_validation_retries = _check.count("max_validation_retries", max_validation_retries)
+        self.clock: Clock = _check.clock("clock", clock) or SYSTEM_CLOCK
+        _check.instance("headers", headers, Mapping, "a mapping of extra request headers")
         extra = {str(k): str(v) for k, v in (headers or {}).items()}
         self.headers: dict[str, str] = {**self.wire.headers(api_key), **extra}
         self.stream_headers: dict[str, str] = {**self.wire.headers(api_key, stream=True), **extra}
@@ -241,13 +203,15 @@ def _breakers(breaker: object, models: tuple[ModelSpec, ...]) -> dict[str, Circu
         out: dict[str, CircuitBreaker] = {}
         for k, v in breaker.items():
             if not isinstance(v, CircuitBreaker):
-                raise TypeError(f"breaker[{k!r}] must be a surefoot.policy.CircuitBreaker")
+                raise TypeError(
+                    f"breaker[{k!r}] must be a surefoot.CircuitBreaker, got {type(v).__name__}"
+                )
             out[str(k)] = v
         unknown = set(out) - {m.name for m in models}
         if unknown:
             raise ValueError(f"breaker names models that are not configured: {sorted(unknown)}")
         return out
     raise TypeError(
-        "breaker must be a CircuitBreaker (shared by every model), a dict of model name to "
-        "CircuitBreaker, or None"
+        "breaker must be a surefoot.CircuitBreaker (shared by every model), a dict of model "
+        f"name to CircuitBreaker, or None, got {_check.shown(breaker)}"
     )

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from surefoot.guard._records import AttemptRecord
 from surefoot.llm._messages import Message, ToolCall, Usage
+from surefoot.policy._records import AttemptRecord
 
 __all__ = [
     "ModelAttempt",

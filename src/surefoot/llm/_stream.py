@@ -5,12 +5,9 @@ event id, the ids already seen and how many deltas the caller has seen. A reconn
 same body with ``Last-Event-ID``; events replayed with an id already seen are skipped until the
 first new one, so a server that replays inclusively cannot duplicate a delta.
 
-:func:`stream_attempt` returns the completion, or the typed error that ended the attempt; the
-caller (:func:`surefoot.llm._call.call_model`) decides between retrying (nothing emitted yet),
-reconnecting (ids present) and raising. An error event after the first delta is *final*
-(``StreamProgress.final_error``) unless the default classifier retries it in a stream (an
-overload, a 5xx-class failure, a rate limit): a content filter, an invalid request or a
-context-length error event is never retried.
+:func:`stream_attempt` returns the completion, or the typed error that ended the attempt.
+Whether that failure is retried, resumed with ``Last-Event-ID`` or final is one rule in one
+place: :func:`surefoot.policy.stream_decision`.
 """
 
 from __future__ import annotations
@@ -29,26 +26,33 @@ from surefoot.llm._classify import (
 )
 from surefoot.llm._ctx import RunCtx
 from surefoot.llm._messages import Completion
-from surefoot.llm._ops import CLOSE, DeadlineHit, Emit, Observe, Op, Open, Read, ReadAll
+from surefoot.llm._ops import CLOSE, DeadlineHit, Emit, Observe, Open, Read, ReadAll
 from surefoot.llm._options import ModelSpec
 from surefoot.llm._wire import StreamEnd, StreamState, WireFormatError
-from surefoot.policy import default_retryable
 from surefoot.sse import SSEDecoder, SSEProtocolError
 
 __all__ = ["StreamProgress", "stream_attempt"]
 
 
 class StreamProgress:
-    """What one logical streamed request has received and emitted so far."""
+    """What one logical streamed request has received and emitted so far, and how many
+    connections it has made (``connections``: every attempt and resume, for the stream's
+    attempt budget; receiving events does not reset it)."""
 
-    __slots__ = ("emitted", "final_error", "last_id", "seen_ids", "state")
+    __slots__ = ("connections", "emitted", "last_id", "seen_ids", "state")
 
     def __init__(self, state: StreamState) -> None:
         self.state = state
         self.last_id = ""
         self.seen_ids: set[str] = set()
         self.emitted = 0
-        self.final_error = False
+        self.connections = 0
+
+    def restart(self, state: StreamState) -> None:
+        """A retry before the first delta: start the answer over (the connections count on)."""
+        self.state = state
+        self.last_id = ""
+        self.seen_ids = set()
 
 
 def _malformed(exc: Exception, provider: str, model: str) -> SurefootError:
@@ -66,7 +70,7 @@ def stream_attempt(
     headers: dict[str, str],
     body: bytes,
     progress: StreamProgress,
-) -> Generator[Op, Any, Completion | SurefootError]:
+) -> Generator[Any, Any, Completion | SurefootError]:
     """One connection of a streamed request; see the module docstring."""
     provider = ctx.opts.style
     model = spec.name
@@ -77,9 +81,7 @@ def stream_attempt(
         status, resp_headers = yield Open(ctx.opts.url, headers, body, ctx.left())
     except DeadlineHit as exc:
         raise ctx.timed_out(exc) from exc
-    except Exception as exc:
-        if ctx.past_deadline():
-            raise ctx.timed_out(exc) from exc
+    except Exception as exc:  # after the deadline, the engine's loop makes it a timeout
         return exception_error(exc, provider=provider, model=model)
     if ctx.opts.rate_limiter is not None:
         yield Observe(resp_headers)
@@ -118,8 +120,6 @@ def stream_attempt(
         except DeadlineHit as exc:
             raise ctx.timed_out(exc) from exc
         except Exception as exc:
-            if ctx.past_deadline():
-                raise ctx.timed_out(exc) from exc
             yield CLOSE
             err = exception_error(exc, provider=provider, model=model)
             err.context.metadata["in_stream"] = True
@@ -140,11 +140,7 @@ def stream_attempt(
                 skipping = False
             err_ev = event_error(ev.event, ev.data, provider=provider, model=model)
             if err_ev is not None:
-                # After the first delta, a retryable error event (an overload, a 5xx-class
-                # failure) may be resumed like a cut stream; any other one is final.
-                progress.final_error = progress.emitted > 0 and not default_retryable(
-                    err_ev, in_stream=True
-                )
+                # Whether it is final or resumed is surefoot.policy.stream_decision's rule.
                 yield CLOSE
                 err_ev.context.metadata["http_status"] = status
                 return err_ev
@@ -161,7 +157,6 @@ def stream_attempt(
                     yield CLOSE
                     withheld = withheld_error(d.completion, provider=provider, model=model)
                     if withheld is not None:  # an OpenAI refusal: a final outcome, like an event
-                        progress.final_error = progress.emitted > 0
                         withheld.context.metadata["in_stream"] = True
                         return _with_status(withheld, status)
                     return d.completion

@@ -48,7 +48,6 @@ __all__ = [
     "WireFormatError",
     "as_int",
     "dumps",
-    "get_wire",
     "join_endpoint",
     "load_event",
 ]
@@ -147,31 +146,6 @@ class WireFormat(Protocol):
     def parse_response(self, obj: Any) -> Completion: ...
 
     def new_stream_state(self) -> StreamState: ...
-
-
-_WIRES: dict[str, WireFormat] = {}
-
-
-def get_wire(style: str) -> WireFormat:
-    """The (stateless, shared) wire format of ``style``: ``"openai"`` or ``"anthropic"``."""
-    wire = _WIRES.get(style)
-    if wire is not None:
-        return wire
-    if style == "openai":
-        from surefoot.llm._wire_openai import OpenAIWire
-
-        wire = OpenAIWire()
-    elif style == "anthropic":
-        from surefoot.llm._wire_anthropic import AnthropicWire
-
-        wire = AnthropicWire()
-    else:
-        raise ValueError(
-            f"unknown wire style {style!r}; use 'openai' (chat completions) or "
-            "'anthropic' (messages)"
-        )
-    _WIRES[style] = wire
-    return wire
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))

@@ -1,103 +1,31 @@
-"""The default classifier: which failures are worth another attempt.
+"""The default classifier: which failures are worth another attempt, and which a breaker counts.
 
-Retry HTTP 408, 429, 500, 502, 503 and 504; any network error (the ``OSError`` family, builtins
-``TimeoutError``, surefoot's :class:`~surefoot.MessagingError` and
-:class:`~surefoot.TimeoutError`); and any :class:`~surefoot.SurefootError` whose ``retryable`` is
+Pure rules over an error that the engine has already translated at its boundary
+(:mod:`surefoot._translate`: a foreign exception that is a recognised failure, such as an
+``httpx.ConnectError`` or an ``openai.RateLimitError``, arrives here as the matching
+:class:`~surefoot.SurefootError`).
+
+Retried: HTTP 408, 429, 500, 502, 503 and 504; any network error (the ``OSError`` family,
+builtins ``TimeoutError``); and any :class:`~surefoot.SurefootError` whose ``retryable`` is
 true. A server's problem details saying ``retryable: false`` win over the status, except that a
-5xx during a stream is retryable. Cancellation is never retryable.
-
-Foreign exceptions are translated at this boundary by :func:`translate`, which asks every hook
-registered with :func:`register_translator` (most recent first; e.g. ``surefoot.classify`` for
-httpx and aiohttp) and then falls back to the built-in rules: builtins ``TimeoutError`` →
-:class:`surefoot.TimeoutError`, the rest of ``OSError`` → :class:`surefoot.NetworkError`, the
-original kept as ``__cause__``.
+5xx during a stream is retryable. Cancellation (anything that is not an ``Exception``:
+``asyncio.CancelledError``, ``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit``) is never
+retried and never counted.
 """
 
 from __future__ import annotations
 
-import asyncio
-import builtins
-import threading
-from collections.abc import Callable
+from surefoot.errors import CircuitOpenError, MessagingError, RunTimeoutError, SurefootError
 
-from surefoot.errors import MessagingError, NetworkError, SurefootError
-from surefoot.errors import TimeoutError as SurefootTimeoutError
-
-__all__ = [
-    "CANCELLATION",
-    "RETRYABLE_STATUSES",
-    "Translator",
-    "breaker_counts",
-    "default_retryable",
-    "register_translator",
-    "translate",
-    "unregister_translator",
-]
+__all__ = ["RETRYABLE_STATUSES", "breaker_counts", "default_retryable", "is_cancellation"]
 
 #: Statuses the default classifier retries.
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 
-#: Exceptions that mean "stop", never "failed": they pass through every policy untouched.
-CANCELLATION: tuple[type[BaseException], ...] = (
-    asyncio.CancelledError,
-    KeyboardInterrupt,
-    SystemExit,
-    GeneratorExit,
-)
 
-#: A translation hook: a typed error for ``exc``, or ``None`` when it does not know ``exc``.
-Translator = Callable[[BaseException], SurefootError | None]
-
-_translators: tuple[Translator, ...] = ()
-_lock = threading.Lock()
-
-
-def register_translator(fn: Translator) -> Translator:
-    """Add a hook consulted by :func:`translate` before the built-in rules (most recent first).
-
-    Returns ``fn``, so it also works as a decorator. A hook that raises is skipped.
-    """
-    global _translators
-    with _lock:
-        if fn not in _translators:
-            _translators = (fn, *_translators)
-    return fn
-
-
-def unregister_translator(fn: Translator) -> None:
-    """Remove a hook added by :func:`register_translator`; unknown hooks are ignored."""
-    global _translators
-    with _lock:
-        _translators = tuple(t for t in _translators if t is not fn)
-
-
-def translate(exc: BaseException) -> SurefootError | None:
-    """``exc`` as a :class:`SurefootError`, or ``None`` when it is not a known failure kind.
-
-    A SurefootError is returned as is; cancellations always give ``None``.
-    """
-    if isinstance(exc, SurefootError):
-        return exc
-    if isinstance(exc, CANCELLATION):
-        return None
-    for fn in _translators:
-        try:
-            out = fn(exc)
-        except Exception:  # a broken hook must not hide the original failure
-            continue
-        if out is not None:
-            if out.__cause__ is None and out is not exc:
-                out.__cause__ = exc
-            return out
-    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    if isinstance(exc, builtins.TimeoutError):
-        err: SurefootError = SurefootTimeoutError(text)
-    elif isinstance(exc, OSError):
-        err = NetworkError(text)
-    else:
-        return None
-    err.__cause__ = exc
-    return err
+def is_cancellation(error: BaseException) -> bool:
+    """True for "stop", never "failed": every exception that is not an ``Exception``."""
+    return not isinstance(error, Exception)
 
 
 def _server_says_not_retryable(error: SurefootError) -> bool:
@@ -115,7 +43,7 @@ def default_retryable(
     """
     if error is None:
         return status in RETRYABLE_STATUSES
-    if isinstance(error, CANCELLATION):
+    if is_cancellation(error):
         return False
     if isinstance(error, SurefootError):
         if status is None:
@@ -133,17 +61,17 @@ def default_retryable(
 def breaker_counts(error: BaseException) -> bool:
     """Whether a circuit breaker counts this failure against the service.
 
-    Counted: connection errors and retryable failures, unless the server's problem details say
-    ``retryable: false``. Not counted: cancellations, local errors (foreign exceptions that are
-    no transport failure), non-retryable failures, circuit-open rejections and run timeouts.
+    Counted: connection errors (a :class:`~surefoot.MessagingError`, an ``OSError``) and
+    retryable failures, unless the server's problem details say ``retryable: false``. Not
+    counted: cancellations, local errors (any other exception), non-retryable failures,
+    circuit-open rejections and run timeouts.
     """
-    if isinstance(error, CANCELLATION):
+    if is_cancellation(error) or isinstance(error, (CircuitOpenError, RunTimeoutError)):
         return False
-    err = error if isinstance(error, SurefootError) else translate(error)
-    if err is None:
+    if not isinstance(error, SurefootError):
+        return isinstance(error, OSError)
+    if _server_says_not_retryable(error):
         return False
-    if _server_says_not_retryable(err):
-        return False
-    if isinstance(err, MessagingError):
+    if isinstance(error, MessagingError):
         return True
-    return err.retryable
+    return error.retryable

@@ -1,7 +1,9 @@
 """Server wait hints: ``retry-after-ms``, ``Retry-After``, problem details, Google ``RetryInfo``.
 
 Every parser here is total: a negative, non-finite, overflowing or malformed value yields
-``None`` (no hint), never an exception. Values are seconds as ``float``.
+``None`` (no hint), never an exception. Values are seconds as ``float``. Pure: the current Unix
+time that an HTTP-date is measured from is passed in (``now_epoch``); without it a date is no
+hint (the classifier, which reads the wall clock at its boundary, always passes it).
 
 Precedence (:func:`server_hint`): ``retry-after-ms`` > ``Retry-After`` (delta-seconds or an
 HTTP-date in any of the three RFC 9110 formats) > problem details' ``retry_after_seconds`` >
@@ -10,10 +12,9 @@ Google's ``google.rpc.RetryInfo``.
 
 from __future__ import annotations
 
-import calendar
+import functools
 import math
 import re
-import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -34,18 +35,6 @@ _MONTHS = {
         ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
     )
 }
-_IMF = re.compile(
-    r"(?:mon|tue|wed|thu|fri|sat|sun), (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) gmt"
-)
-_RFC850 = re.compile(
-    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday), "
-    r"(\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) gmt"
-)
-_ASCTIME = re.compile(
-    r"(?:mon|tue|wed|thu|fri|sat|sun) ([a-z]{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})"
-)
-_NUMBER = re.compile(r"[+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?")
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 _UNITS = {
     "ns": 1e-9,
     "us": 1e-6,
@@ -56,13 +45,38 @@ _UNITS = {
     "m": 60.0,
     "h": 3600.0,
 }
-_TEXT_HINT = re.compile(
-    r"(?:try again|retry|retrying)\s+(?:in|after)\s+"
-    r"((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h)(?:(?:\d+(?:\.\d*)?|\.\d+)"
-    r"(?:ns|us|µs|μs|ms|s|m|h))*"
-    r"|(?:\d+(?:\.\d*)?|\.\d+)\s*(?:milliseconds?|msecs?|seconds?|secs?|minutes?|mins?)?)\b",
-    re.IGNORECASE,
-)
+#: The patterns, compiled on first use by :func:`_re` (so that importing costs nothing).
+_SOURCES: dict[str, tuple[str, int]] = {
+    "imf": (
+        r"(?:mon|tue|wed|thu|fri|sat|sun), (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) gmt",
+        0,
+    ),
+    "rfc850": (
+        r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday), "
+        r"(\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) gmt",
+        0,
+    ),
+    "asctime": (
+        r"(?:mon|tue|wed|thu|fri|sat|sun) ([a-z]{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})",
+        0,
+    ),
+    "number": (r"[+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?", 0),
+    "duration_part": (r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)", 0),
+    "text_hint": (
+        r"(?:try again|retry|retrying)\s+(?:in|after)\s+"
+        r"((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h)(?:(?:\d+(?:\.\d*)?|\.\d+)"
+        r"(?:ns|us|µs|μs|ms|s|m|h))*"
+        r"|(?:\d+(?:\.\d*)?|\.\d+)\s*(?:milliseconds?|msecs?|seconds?|secs?|minutes?|mins?)?)\b",
+        re.IGNORECASE,
+    ),
+}
+
+
+@functools.cache
+def _re(name: str) -> re.Pattern[str]:
+    """The compiled pattern ``name``, compiled on first use (``import`` stays cheap)."""
+    pattern, flags = _SOURCES[name]
+    return re.compile(pattern, flags)
 
 
 def _seconds(value: float) -> float | None:
@@ -85,7 +99,7 @@ def _number(value: object) -> float | None:
     if not isinstance(value, str):
         return None
     text = value.strip()
-    if len(text) > _MAX_TEXT or not _NUMBER.fullmatch(text.lower()):
+    if len(text) > _MAX_TEXT or not _re("number").fullmatch(text.lower()):
         return None
     try:
         return _seconds(float(text))
@@ -100,18 +114,24 @@ def parse_retry_after_ms(value: object) -> float | None:
 
 
 def _http_date(text: str, now_epoch: float) -> float | None:
+    import calendar  # loaded by the first HTTP-date: importing this module stays cheap
+    import datetime
+
     t = " ".join(text.lower().split())
-    if m := _IMF.fullmatch(t):
+    if m := _re("imf").fullmatch(t):
         day, mon, year, hh, mm, ss = m.groups()
         yy = int(year)
-    elif m := _RFC850.fullmatch(t):
+    elif m := _re("rfc850").fullmatch(t):
         day, mon, year, hh, mm, ss = m.groups()
         # RFC 9110 §5.6.7: a two-digit year more than 50 years in the future is in the past.
-        this_year = time.gmtime(now_epoch).tm_year
+        try:
+            this_year = datetime.datetime.fromtimestamp(now_epoch, datetime.UTC).year
+        except (ValueError, OverflowError, OSError):
+            return None
         yy = this_year - this_year % 100 + int(year)
         if yy > this_year + 50:
             yy -= 100
-    elif m := _ASCTIME.fullmatch(t):
+    elif m := _re("asctime").fullmatch(t):
         mon, day, hh, mm, ss, year = m.groups()
         yy = int(year)
     else:
@@ -131,8 +151,8 @@ def _http_date(text: str, now_epoch: float) -> float | None:
 def parse_retry_after(value: object, now_epoch: float | None = None) -> float | None:
     """``Retry-After``: delta-seconds or an HTTP-date (IMF-fixdate, RFC 850, asctime).
 
-    ``now_epoch`` is the current Unix time, used only for dates (default :func:`time.time`).
-    A date in the past gives ``0.0``.
+    ``now_epoch`` is the current Unix time, used only for dates: without it a date gives
+    ``None``. A date in the past gives ``0.0``.
     """
     secs = _number(value)
     if secs is not None:
@@ -141,9 +161,7 @@ def parse_retry_after(value: object, now_epoch: float | None = None) -> float | 
         value = value.decode("latin-1")
     if not isinstance(value, str) or len(value) > _MAX_TEXT:
         return None
-    if now_epoch is None:
-        now_epoch = time.time()
-    if not math.isfinite(now_epoch):
+    if now_epoch is None or not math.isfinite(now_epoch):
         return None
     return _http_date(value, now_epoch)
 
@@ -162,7 +180,7 @@ def parse_duration(text: object) -> float | None:
         return None
     total = 0.0
     pos = 0
-    for m in _DURATION_PART.finditer(t):
+    for m in _re("duration_part").finditer(t):
         if m.start() != pos:
             return None
         pos = m.end()
@@ -206,7 +224,7 @@ def hint_from_text(message: object) -> float | None:
     seconds"``, ``"Please retry in 20ms"``, ``"try again in 1m30s"``."""
     if not isinstance(message, str):
         return None
-    m = _TEXT_HINT.search(message[:4096])
+    m = _re("text_hint").search(message[:4096])
     if m is None:
         return None
     token = m.group(1).strip().lower()

@@ -11,66 +11,60 @@ The rules, in order:
 2. A retry is always bounded by ``retries``; a retryable typed error's own
    ``max_retry_attempts`` (a rate limit's 5, ...) caps it further, never raises it, unless
    ``respect_error_attempts=False``: then ``retries`` alone is the budget, shared by every kind
-   of failure (a stream's one attempt budget, per ``002_86810f19ca361bb9.txt``).
+   of failure (a stream's resume budget).
 3. A server hint (``error.retry_after``: Retry-After and kin) is honoured exactly: not capped by
    ``max_delay``, not shortened by the backoff. A hint longer than ``max_hint`` or than the time
    left before the deadline fails at once.
-4. Otherwise the delay is the jittered backoff (:mod:`surefoot.policy._backoff`), floored by a
-   retryable typed error's own ``suggested_retry_delay`` when it has one of its own (a rate
-   limit's 60 s, an overload's 5 s, a server error's 2 s; not the generic 1 s default), the
-   floor itself capped by ``max_delay``.
+4. Otherwise the wait grows: the equal-jitter backoff (:mod:`surefoot.policy._backoff`) of the
+   *streak*, the number of failures of the same kind just before this one (the attempt number
+   when the caller does not say). Its ceiling starts at ``retry_base``, or at a retryable typed
+   error's own ``suggested_retry_delay`` when that is larger (a rate limit's 60 s, an
+   overload's 5 s, a server error's 2 s; not the generic 1 s default), doubles with each
+   failure of the streak and is capped by ``max_delay``; the wait is drawn from the upper half
+   of the ceiling and is never shorter than the error's own delay (itself capped by
+   ``max_delay``). So a burst of 503s waits about 2, then 2 to 4, then 4 to 8, then 8 s:
+   growing, jittered, bounded.
 5. A delay that would end past the deadline fails at once: no sleep ever ends past it.
 """
 
 from __future__ import annotations
 
-import math
 import random as _random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from surefoot.errors import SurefootError
+from surefoot import _check
 from surefoot.policy._backoff import backoff_delay
-from surefoot.policy._classifier import default_retryable
-from surefoot.policy._types import Decision, ErrorInfo, OnError, Tier
+from surefoot.policy._types import Decision, ErrorInfo, OnError, Tier, Why
 
-__all__ = ["MAX_RETRIES", "RetryPolicy", "error_info", "check_seconds"]
+# The error tree and the default classifier are imported by the first decision (a policy is
+# built when a function is decorated; it decides only after a failure).
+
+__all__ = ["MAX_RETRIES", "RetryPolicy", "error_info", "in_stream_of"]
 
 #: The largest ``retries`` accepted: beyond it a policy is a bug, not a setting.
 MAX_RETRIES = 1000
 
 
-def check_seconds(name: str, value: object, *, allow_none: bool = False) -> float | None:
-    """``value`` as a finite float >= 0, or a ``ValueError`` that names the rule and the fix."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(
-            f"{name} must be a number of seconds, got {type(value).__name__}"
-            + ("; use None for no limit" if allow_none else "")
-        )
-    try:
-        v = float(value)
-    except OverflowError:
-        v = math.inf
-    if not math.isfinite(v) or v < 0:
-        raise ValueError(
-            f"{name} must be a finite number of seconds >= 0, got {value!r}"
-            + ("; use None for no limit" if allow_none else "")
-        )
-    return v
+def in_stream_of(error: BaseException) -> bool:
+    """True when ``error`` says it happened during a stream (the LLM client marks its errors)."""
+    from surefoot.errors import SurefootError
 
-
-def _in_stream(error: BaseException) -> bool:
     return isinstance(error, SurefootError) and error.context.metadata.get("in_stream") is True
 
 
-def error_info(error: BaseException, attempt: int) -> ErrorInfo:
-    """The :class:`ErrorInfo` an ``on_error`` hook sees for ``error`` at ``attempt``."""
+def error_info(error: BaseException, attempt: int, *, in_stream: bool | None = None) -> ErrorInfo:
+    """The :class:`ErrorInfo` an ``on_error`` hook sees for ``error`` at ``attempt``.
+
+    ``in_stream`` says whether the failure happened during a stream; ``None`` reads the mark
+    the LLM client puts on its errors.
+    """
+    from surefoot.errors import SurefootError
+    from surefoot.policy._classifier import default_retryable
+
     status = error.context.http_status if isinstance(error, SurefootError) else None
-    return ErrorInfo(
-        error, status, attempt, default_retryable(error, status, in_stream=_in_stream(error))
-    )
+    stream = in_stream_of(error) if in_stream is None else in_stream
+    return ErrorInfo(error, status, attempt, default_retryable(error, status, in_stream=stream))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,29 +89,27 @@ class RetryPolicy:
     respect_error_attempts: bool = True
 
     def __post_init__(self) -> None:
-        r = self.retries
-        if isinstance(r, bool) or not isinstance(r, int):
-            raise ValueError(f"retries must be an int, got {type(r).__name__}")
-        if not 0 <= r <= MAX_RETRIES:
-            raise ValueError(
-                f"retries must be between 0 and {MAX_RETRIES}, got {r}; "
-                "bound the run with timeout= instead of a huge retry count"
-            )
+        _check.count(
+            "retries",
+            self.retries,
+            high=MAX_RETRIES,
+            fix="bound the run with timeout= instead of a huge retry count",
+        )
         for name in ("retry_base", "max_delay", "max_hint"):
-            object.__setattr__(self, name, check_seconds(name, getattr(self, name)))
-        if self.on_error is not None and not callable(self.on_error):
-            raise ValueError("on_error must be a callable taking an ErrorInfo, or None")
-        if not callable(self.random):
-            raise ValueError("random must be a callable returning a float in [0, 1)")
+            object.__setattr__(self, name, _check.seconds(name, getattr(self, name)))
+        _check.function("on_error", self.on_error, "taking an ErrorInfo and returning a Tier")
+        _check.function("random", self.random, "returning a float in [0, 1)", optional=False)
         if not isinstance(self.respect_error_attempts, bool):
-            raise ValueError(
+            raise TypeError(
                 "respect_error_attempts must be a bool, got "
-                f"{type(self.respect_error_attempts).__name__}"
+                f"{type(self.respect_error_attempts).__name__} {self.respect_error_attempts!r}"
             )
 
-    def classify(self, error: BaseException, attempt: int) -> tuple[Tier, ErrorInfo]:
+    def classify(
+        self, error: BaseException, attempt: int, *, in_stream: bool | None = None
+    ) -> tuple[Tier, ErrorInfo]:
         """The tier for ``error``; raises whatever the ``on_error`` hook raises."""
-        info = error_info(error, attempt)
+        info = error_info(error, attempt, in_stream=in_stream)
         hook = self.on_error
         if hook is None:
             return (Tier.RETRY if info.retryable else Tier.FAIL), info
@@ -127,23 +119,36 @@ class RetryPolicy:
         return tier, info
 
     def decide(
-        self, error: BaseException, attempt: int, now: float, deadline: float | None = None
+        self,
+        error: BaseException,
+        attempt: int,
+        now: float,
+        deadline: float | None = None,
+        *,
+        streak: int | None = None,
+        in_stream: bool | None = None,
     ) -> Decision:
         """Retry or fail after ``error`` ended attempt number ``attempt`` (zero-based) at ``now``.
 
         ``deadline`` is absolute, on the same clock as ``now``; ``None`` means none.
+        ``streak`` is how many failures of the same kind came just before this one (default:
+        ``attempt``); ``in_stream`` whether it happened during a stream (default: the error's
+        own mark).
         """
+        from surefoot.errors import SurefootError
+
         try:
-            tier, info = self.classify(error, attempt)
+            tier, info = self.classify(error, attempt, in_stream=in_stream)
         except Exception as hook_exc:
-            return Decision(
-                "fail", 0.0, f"on_error raised {type(hook_exc).__name__}", hook_error=hook_exc
+            return Decision.fail(
+                Why.ON_ERROR_RAISED, f"on_error raised {type(hook_exc).__name__}", hook_exc
             )
         if tier is Tier.FAIL:
-            why = "on_error returned FAIL" if self.on_error is not None else "not retryable"
-            return Decision("fail", 0.0, why)
+            if self.on_error is not None:
+                return Decision.fail(Why.ON_ERROR_FAIL)
+            return Decision.fail(Why.NOT_RETRYABLE)
         if attempt >= self.retries:
-            return Decision("fail", 0.0, f"retries exhausted ({self.retries})")
+            return Decision.fail(Why.EXHAUSTED, f"retries exhausted ({self.retries})")
         typed = error if isinstance(error, SurefootError) else None
         if (
             self.respect_error_attempts
@@ -151,32 +156,37 @@ class RetryPolicy:
             and typed.retryable
             and attempt >= typed.max_retry_attempts
         ):
-            return Decision(
-                "fail", 0.0, f"{typed.code} allows at most {typed.max_retry_attempts} retries"
+            return Decision.fail(
+                Why.ERROR_ATTEMPTS,
+                f"{typed.code} allows at most {typed.max_retry_attempts} retries",
             )
         left = None if deadline is None else deadline - now
         hint = typed.retry_after if typed is not None else None
-        if hint is not None and math.isfinite(hint) and hint >= 0:
+        if hint is not None and hint >= 0 and hint != float("inf"):
             if hint > self.max_hint:
-                return Decision(
-                    "fail", 0.0, f"server asked to wait {hint:g}s, over max_hint={self.max_hint:g}s"
+                return Decision.fail(
+                    Why.HINT_TOO_LONG,
+                    f"server asked to wait {hint:g}s, over max_hint={self.max_hint:g}s",
                 )
             if left is not None and hint > left:
-                return Decision(
-                    "fail",
-                    0.0,
+                return Decision.fail(
+                    Why.HINT_PAST_DEADLINE,
                     f"server asked to wait {hint:g}s, past the deadline ({left:.3g}s left)",
                 )
-            return Decision("retry", hint, "server hint")
-        delay = backoff_delay(attempt, self.retry_base, self.max_delay, self.random())
-        reason = "backoff"
+            return Decision("retry", hint, Why.HINT)
+        n = attempt if streak is None else streak
+        base, floor, why = self.retry_base, 0.0, Why.BACKOFF
         if typed is not None and info.retryable and typed.has_explicit_retry_delay:
-            floor = typed.suggested_retry_delay
-            floor = floor if floor < self.max_delay else self.max_delay
-            if floor > delay:
-                delay, reason = floor, "error's suggested delay"
+            own = typed.suggested_retry_delay
+            floor = own if own < self.max_delay else self.max_delay
+            if own > base:
+                base, why = own, Why.SUGGESTED
+        delay = backoff_delay(n, base, self.max_delay, self.random())
+        if delay < floor:
+            delay, why = floor, Why.SUGGESTED
         if left is not None and delay > left:
-            return Decision(
-                "fail", 0.0, f"a {delay:.3g}s wait would end past the deadline ({left:.3g}s left)"
+            return Decision.fail(
+                Why.WAIT_PAST_DEADLINE,
+                f"a {delay:.3g}s wait would end past the deadline ({left:.3g}s left)",
             )
-        return Decision("retry", delay, reason)
+        return Decision("retry", delay, why)

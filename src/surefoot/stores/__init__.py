@@ -12,10 +12,11 @@ from surefoot.stores._base import (
     Transition,
 )
 from surefoot.stores._memory import MemoryStore
-from surefoot.stores._redis_link import StoreEvent, WhenDown
+from surefoot.stores._rates import MemoryRateStore
 from surefoot.stores._resolve import resolve_store
 
 if TYPE_CHECKING:
+    from surefoot.stores._events import StoreEvent, WhenDown
     from surefoot.stores._redis import RedisStore
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "BreakerState",
     "BreakerStore",
     "BudgetStore",
+    "MemoryRateStore",
     "MemoryStore",
     "RedisStore",
     "StoreEvent",
@@ -34,9 +36,18 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # RedisStore imports redis-py, an optional dependency: load it on first use only.
+    # RedisStore imports redis-py, an optional dependency: load it on first use only (and the
+    # events it reports with it).
     if name == "RedisStore":
         from surefoot.stores._redis import RedisStore
 
         return RedisStore
+    if name in ("StoreEvent", "WhenDown"):
+        from surefoot.stores import _events
+
+        return getattr(_events, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

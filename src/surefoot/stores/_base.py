@@ -1,7 +1,11 @@
 """The store interfaces behind circuit breakers and retry budgets.
 
-Each method is one atomic transition, so a shared implementation (Redis, a later issue) can run
-it server-side as one script. Two safety rules are part of the contract:
+Each method is one atomic transition of the state machine written in
+:mod:`surefoot.policy._fsm` (and :mod:`surefoot.policy._buckets` for budgets), so a shared
+implementation (:class:`~surefoot.stores.RedisStore`) runs it server-side as one script. A
+store may also offer ``a``-prefixed coroutine twins (``aadmit``, ``arecord``, ``asnapshot``,
+``atry_spend``, ``adeposit``), which the async drivers await instead. Two safety rules are part
+of the contract:
 
 - **Epochs.** Every breaker state change (open, probe reservation, close) increments the
   breaker's ``epoch``. :meth:`BreakerStore.admit` returns a *ticket* that encodes the epoch it
@@ -15,9 +19,18 @@ it server-side as one script. Two safety rules are part of the contract:
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
+
+from surefoot.policy._types import (
+    FAILURE,
+    NEUTRAL,
+    REJECTED,
+    SUCCESS,
+    BreakerConfig,
+    BreakerSnapshot,
+    BreakerState,
+    Transition,
+)
 
 __all__ = [
     "FAILURE",
@@ -31,48 +44,6 @@ __all__ = [
     "BudgetStore",
     "Transition",
 ]
-
-#: ``admit`` result for a rejected call.
-REJECTED = -1
-#: Outcomes passed to :meth:`BreakerStore.record`.
-SUCCESS, FAILURE, NEUTRAL = 0, 1, 2
-
-
-class BreakerState(enum.StrEnum):
-    """A circuit breaker's state."""
-
-    CLOSED = "closed"
-    OPEN = "open"
-    HALF_OPEN = "half_open"
-
-
-#: ``(old, new)`` when an operation changed the state.
-Transition = tuple[BreakerState, BreakerState]
-
-
-@dataclass(frozen=True, slots=True)
-class BreakerConfig:
-    """The settings a store needs to apply a breaker's transitions (validated by the breaker)."""
-
-    failure_threshold: int = 10
-    recovery_timeout: float = 30.0
-    probe_timeout: float = 30.0
-    mode: Literal["consecutive", "ratio"] = "consecutive"
-    failure_ratio: float = 0.5
-    window: float = 60.0
-    minimum_throughput: int = 10
-
-
-@dataclass(frozen=True, slots=True)
-class BreakerSnapshot:
-    """A consistent view of one breaker: ``retry_after`` is the seconds until a probe can be
-    admitted (0 when closed or when the next caller would be the probe)."""
-
-    state: BreakerState
-    epoch: int
-    failures: int
-    calls: int
-    retry_after: float
 
 
 @runtime_checkable

@@ -2,7 +2,7 @@
 
 ``CircuitBreaker(name, store=RedisStore.from_url("redis://127.0.0.1:6379/0", namespace="myapp"))``
 (or ``store="redis://..."``) shares the breaker ``name`` with every process that uses the same
-Redis and namespace; ``RetryBudget(store=...)`` and :class:`surefoot.policy.SharedRateLimiter`
+Redis and namespace; ``RetryBudget(store=...)`` and :class:`surefoot.SharedRateLimiter`
 likewise. Keys: ``surefoot:<namespace>:br:{<name>}`` (+ ``:win`` in ratio mode),
 ``surefoot:<namespace>:bu:<key>``, ``surefoot:<namespace>:rl:<key>``; name breakers and budget
 keys per provider and model (``"openai:gpt-4o"``) to keep them apart.
@@ -14,8 +14,11 @@ half-open probe is admitted fleet-wide, reserved for ``probe_timeout`` seconds, 
 next caller probes; every key has a TTL (``key_ttl``, refreshed on writes). Redis restarted and
 its state lost: the breaker starts closed in a new, higher epoch; scripts are reloaded on NOSCRIPT.
 
-The success path costs one round trip (the admission script); a success is written only when the
-admission saw failures to clear (consecutive mode) or in ratio mode.
+The success path costs one round trip (the admission script); a success is written only when there
+may be failures to clear (consecutive mode: its admission saw some, or this process has recorded
+one since), and always in ratio mode. Across a fleet, a success therefore clears the failures
+recorded before its admission and those this process recorded since; a failure another process
+records while the call is in flight is cleared by the next success admitted after it.
 
 When Redis is down, see :mod:`surefoot.stores._redis_link`: ``when_down="local"`` (default) keeps
 each process protected by a local :class:`MemoryStore` until Redis answers again.
@@ -285,6 +288,10 @@ class RedisStore(BucketOps):
         ratio = config.mode == "ratio"
         if outcome == SUCCESS and not ratio and self._clean.get(name) == ticket:
             return None  # admitted with no failures to clear: the success path writes nothing
+        if outcome != SUCCESS:
+            # A failure recorded from here: a later success of a call admitted before it has
+            # a count to clear (the policy's rule: a success resets the consecutive count).
+            self._clean.pop(name, None)
         args: list[object] = [
             ticket,
             outcome,
@@ -308,33 +315,31 @@ class RedisStore(BucketOps):
             return self.local.record(name, t, outcome, now, config) if t >= 0 else None
         return _CODES.get(int(raw))
 
+    def _record_local(
+        self, name: str, ticket: int, outcome: int, now: float, config: BreakerConfig
+    ) -> Transition | None:
+        """The outcome of a call admitted while Redis was down (locally, or let through)."""
+        if ticket >= ALLOW:
+            return None
+        return self.local.record(name, ticket - LOCAL, outcome, now, config)
+
     def record(
         self, name: str, ticket: int, outcome: int, now: float, config: BreakerConfig
     ) -> Transition | None:
         if ticket >= LOCAL:
-            return (
-                None
-                if ticket >= ALLOW
-                else self.local.record(name, ticket - LOCAL, outcome, now, config)
-            )
+            return self._record_local(name, ticket, outcome, now, config)
         call = self._record_args(name, ticket, outcome, config)
-        if call is None:
-            return None
-        return self._recorded(name, ticket, outcome, now, config, self._run(*call))
+        raw = None if call is None else self._run(*call)
+        return None if call is None else self._recorded(name, ticket, outcome, now, config, raw)
 
     async def arecord(
         self, name: str, ticket: int, outcome: int, now: float, config: BreakerConfig
     ) -> Transition | None:
         if ticket >= LOCAL:
-            return (
-                None
-                if ticket >= ALLOW
-                else self.local.record(name, ticket - LOCAL, outcome, now, config)
-            )
+            return self._record_local(name, ticket, outcome, now, config)
         call = self._record_args(name, ticket, outcome, config)
-        if call is None:
-            return None
-        return self._recorded(name, ticket, outcome, now, config, await self._arun(*call))
+        raw = None if call is None else await self._arun(*call)
+        return None if call is None else self._recorded(name, ticket, outcome, now, config, raw)
 
     def _snapped(self, name: str, now: float, config: BreakerConfig, raw: Any) -> BreakerSnapshot:
         if raw is _DOWN:

@@ -1,6 +1,6 @@
 """The budget and rate-limit half of :class:`surefoot.stores.RedisStore` (a mixin): token
 buckets for :class:`surefoot.RetryBudget`, and the state of
-:class:`surefoot.policy.SharedRateLimiter`, with the same fallback as the breaker."""
+:class:`surefoot.SharedRateLimiter`, with the same fallback as the breaker."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from surefoot.stores._memory import MemoryStore
+from surefoot.stores._rates import MemoryRateStore
 from surefoot.stores._redis_link import Down, Link
 from surefoot.stores._redis_lua import SCRIPTS, Script
 
@@ -50,29 +51,61 @@ class BucketOps:
     def _bu(self, key: str) -> str:
         return f"{self.prefix}bu:{key}"
 
-    def try_spend(self, key: str, cost: float, capacity: float) -> bool:
-        raw = self._run(_S["spend"], [self._bu(key)], [cost, capacity, _ttl(self.key_ttl)])
+    def _spend_args(
+        self, key: str, cost: float, capacity: float
+    ) -> tuple[Script, list[str], list[object]]:
+        return _S["spend"], [self._bu(key)], [cost, capacity, _ttl(self.key_ttl)]
+
+    def _spent(self, key: str, cost: float, capacity: float, raw: Any) -> bool:
         if raw is _DOWN:
             mode = self._link.when_down
             return self.local.try_spend(key, cost, capacity) if mode == "local" else mode == "allow"
         return bool(raw)
 
-    def deposit(self, key: str, amount: float, capacity: float) -> None:
-        """Refills are added up here and written at most every ``DEPOSIT_EVERY`` seconds per
-        key (refills commute; a bucket refills at most that much later), so the success path
-        stays one round trip."""
+    def try_spend(self, key: str, cost: float, capacity: float) -> bool:
+        return self._spent(key, cost, capacity, self._run(*self._spend_args(key, cost, capacity)))
+
+    async def atry_spend(self, key: str, cost: float, capacity: float) -> bool:
+        raw = await self._arun(*self._spend_args(key, cost, capacity))
+        return self._spent(key, cost, capacity, raw)
+
+    def _deposit_due(self, key: str, amount: float, capacity: float) -> float | None:
+        """The refills to write now for ``key``, or ``None`` while they are held back."""
         now = time.monotonic()
         self._capacities[key] = capacity
         with self._deposit_lock:
             total = self._deposits.get(key, 0.0) + amount
             if now - self._deposited.get(key, 0.0) < self.DEPOSIT_EVERY:
                 self._deposits[key] = total
-                return
+                return None
             self._deposits.pop(key, None)
             self._deposited[key] = now
-        raw = self._run(_S["deposit"], [self._bu(key)], [total, capacity, _ttl(self.key_ttl)])
+        return total
+
+    def _deposit_args(
+        self, key: str, total: float, capacity: float
+    ) -> tuple[Script, list[str], list[object]]:
+        return _S["deposit"], [self._bu(key)], [total, capacity, _ttl(self.key_ttl)]
+
+    def _deposited_raw(self, key: str, total: float, capacity: float, raw: Any) -> None:
         if raw is _DOWN and self._link.when_down == "local":
             self.local.deposit(key, total, capacity)
+
+    def deposit(self, key: str, amount: float, capacity: float) -> None:
+        """Refills are added up here and written at most every ``DEPOSIT_EVERY`` seconds per
+        key (refills commute; a bucket refills at most that much later), so the success path
+        stays one round trip."""
+        total = self._deposit_due(key, amount, capacity)
+        if total is not None:
+            raw = self._run(*self._deposit_args(key, total, capacity))
+            self._deposited_raw(key, total, capacity, raw)
+
+    async def adeposit(self, key: str, amount: float, capacity: float) -> None:
+        """:meth:`deposit` through the asyncio client."""
+        total = self._deposit_due(key, amount, capacity)
+        if total is not None:
+            raw = await self._arun(*self._deposit_args(key, total, capacity))
+            self._deposited_raw(key, total, capacity, raw)
 
     def flush_deposits(self, capacity: float | None = None) -> None:
         """Write the refills still held back by :meth:`deposit` (e.g. at shutdown); refills of
@@ -118,12 +151,10 @@ class BucketOps:
             except Down:
                 pass
 
-    # -- rate limits (used by surefoot.policy.SharedRateLimiter) ---------------------------------
+    # -- rate limits (used by surefoot.SharedRateLimiter) ---------------------------------
 
     def _local_rates(self) -> Any:
         if self._rates is None:
-            from surefoot.policy._ratelimiter import MemoryRateStore
-
             self._rates = MemoryRateStore()
         return self._rates
 

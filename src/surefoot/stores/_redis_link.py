@@ -21,34 +21,18 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 from surefoot.errors import ConfigurationError
+from surefoot.stores._events import StoreEvent, WhenDown
 from surefoot.stores._redis_lua import Script
 
 __all__ = ["Link", "StoreEvent", "WhenDown", "check_url", "redact_url"]
 
 _log = logging.getLogger("surefoot.stores")
 
-#: What a store does while Redis is unreachable: ``"local"`` keeps the state in this process
-#: (fail-open to local state: each process's breaker still protects it), ``"allow"`` admits
-#: every call and pays every retry (fail-open), ``"deny"`` rejects every call and retry
-#: (fail-closed).
-WhenDown = Literal["local", "allow", "deny"]
 _SCHEMES = ("redis", "rediss", "unix")
-
-
-@dataclass(frozen=True, slots=True)
-class StoreEvent:
-    """A switch of a Redis store: ``kind`` is ``"unavailable"`` (now running on ``when_down``)
-    or ``"restored"`` (the shared state is used again); ``error`` describes the cause."""
-
-    kind: Literal["unavailable", "restored"]
-    store: str
-    when_down: WhenDown
-    error: str | None = None
 
 
 def check_url(url: object) -> str:

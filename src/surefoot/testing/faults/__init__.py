@@ -34,6 +34,10 @@ from surefoot.testing.faults._rules import Match, Rule, Scenario
 from surefoot.testing.faults._scenario import ScenarioError, load_scenario, parse_scenario
 from surefoot.testing.faults._server import FaultServer
 
+#: The fault server's scripted tool call (``ToolCall`` here), by a name that cannot be
+#: confused with :class:`surefoot.llm.ToolCall`, the call a model made.
+ScriptedToolCall = ToolCall
+
 __all__ = [
     "ERROR_KINDS",
     "FAULT_TYPES",
@@ -56,6 +60,7 @@ __all__ = [
     "Rule",
     "Scenario",
     "ScenarioError",
+    "ScriptedToolCall",
     "Status",
     "StreamError",
     "ToolCall",

@@ -1,0 +1,71 @@
+"""Bodies without a provider envelope: Cohere and other ``{"message": ...}`` JSON, FastAPI's
+``{"detail": ...}``, proxies' HTML error pages (nginx, Cloudflare, envoy) and plain text.
+
+An HTML page says little beyond its status; its ``<title>`` (or first ``<h1>``) becomes the
+message, and the tables decide from the status. Cloudflare's 52x codes and its ``error code:
+1015`` (rate limited) page are recognised by :mod:`surefoot._classify._rules`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from surefoot._classify._input import text_of
+from surefoot._classify._rules import Finding
+from surefoot._classify._util import as_dict, as_str, status_of
+
+__all__ = ["extract_html", "extract_json", "extract_text", "is_html"]
+
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]{0,256}>")
+_MESSAGE_KEYS = ("message", "Message", "error_message", "errorMessage", "msg", "detail", "title")
+
+
+def is_html(text: str, headers: dict[str, str]) -> bool:
+    head = text[:1024].lstrip().lower()
+    return "text/html" in headers.get("content-type", "") or head.startswith(
+        ("<!doctype html", "<html", "<head", "<body", "<!--")
+    )
+
+
+def extract_html(text: str) -> Finding:
+    """The page's title (or first heading) as the message; the status decides the rest."""
+    window = text[:65536]
+    parts: list[str] = []
+    for pattern in (_TITLE, _H1):
+        m = pattern.search(window)
+        if m:
+            parts.append(" ".join(_TAG.sub(" ", m.group(1)).split())[:512])
+    message = parts[0] if parts else ""
+    if "cloudflare" in window.lower() and "cloudflare" not in message.lower():
+        message = f"{message} (cloudflare)" if message else "cloudflare error page"
+    return Finding("html", message=message)
+
+
+def extract_json(obj: object) -> Finding | None:
+    """A :class:`Finding` for a flat JSON error (``message``/``detail``...), else ``None``."""
+    d = as_dict(obj)
+    if d is None:
+        return None
+    for key in _MESSAGE_KEYS:
+        value = d.get(key)
+        if isinstance(value, str) and value:
+            message = value
+            break
+        if key == "detail" and isinstance(value, (list, dict)):
+            message = text_of(value, 2048)
+            break
+    else:
+        return None
+    codes = [v[:128] for k in ("code", "type", "error_code") if isinstance(v := d.get(k), str)]
+    f = Finding("generic", message=message[:4096], codes=codes)
+    f.status = status_of(d.get("status")) or status_of(d.get("code"))
+    rid = as_str(d.get("request_id"), 128)
+    f.request_id = rid or None
+    return f
+
+
+def extract_text(text: str) -> Finding:
+    """Plain text: the first 4 KiB is the message."""
+    return Finding("text", message=" ".join(text[:4096].split()))

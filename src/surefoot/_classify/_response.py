@@ -1,0 +1,183 @@
+"""``inspect_response(body)``: failures hidden in an HTTP 200 body.
+
+- an error object inside the body (OpenRouter's ``{"choices": [], "error": {...}}``, a
+  Responses API object with ``status: "failed"``);
+- stop and finish reasons that mean the answer was withheld: OpenAI/Azure ``content_filter``,
+  Gemini ``SAFETY``/``RECITATION``/``PROHIBITED_CONTENT``/``BLOCKLIST``/``SPII`` and
+  ``promptFeedback.blockReason``, Anthropic ``refusal``, Bedrock ``guardrail_intervened``,
+  Responses ``incomplete_details.reason == "content_filter"``;
+- an OpenAI refusal: a non-empty ``message.refusal`` (or a streamed ``delta.refusal``), sent
+  with finish reason ``stop``, and a Responses ``refusal`` output part -> content_filtered,
+  like Anthropic's ``refusal`` stop reason;
+- ``model_context_window_exceeded`` (Anthropic) -> context_too_long;
+- Gemini ``MALFORMED_FUNCTION_CALL``/``UNEXPECTED_TOOL_CALL``, and OpenAI tool-call
+  ``function.arguments`` that are not valid JSON -> malformed_tool_call.
+
+``length`` / ``max_tokens`` stop reasons are not errors: the caller asked for that bound.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from surefoot._classify._kinds import Kind
+from surefoot._classify._rules import Finding
+from surefoot._classify._util import MAX_ITEMS, as_dict, as_list, as_str
+
+__all__ = ["FINISH_REASONS", "inspect_object", "refusal_finding", "responses_finding"]
+
+K = Kind
+
+#: Finish/stop reasons (compared lower-case) that are failures, and their kind.
+FINISH_REASONS: dict[str, Kind] = {
+    "content_filter": K.CONTENT_FILTERED,
+    "content_filtered": K.CONTENT_FILTERED,
+    "safety": K.CONTENT_FILTERED,
+    "recitation": K.CONTENT_FILTERED,
+    "prohibited_content": K.CONTENT_FILTERED,
+    "blocklist": K.CONTENT_FILTERED,
+    "spii": K.CONTENT_FILTERED,
+    "image_safety": K.CONTENT_FILTERED,
+    "image_prohibited_content": K.CONTENT_FILTERED,
+    "refusal": K.CONTENT_FILTERED,
+    "guardrail_intervened": K.CONTENT_FILTERED,
+    "error_toxic": K.CONTENT_FILTERED,
+    "model_context_window_exceeded": K.CONTEXT_TOO_LONG,
+    "malformed_function_call": K.MALFORMED_TOOL_CALL,
+    "unexpected_tool_call": K.MALFORMED_TOOL_CALL,
+}
+
+
+def _reason(value: object, message: str = "") -> Finding | None:
+    reason = as_str(value, 64).lower()
+    kind = FINISH_REASONS.get(reason)
+    if kind is None:
+        return None
+    text = message or f"the response stopped with reason {reason!r}"
+    return Finding("response", message=text, codes=[reason], kind=kind)
+
+
+def _tool_args(message: dict[str, Any]) -> Finding | None:
+    calls = as_list(message.get("tool_calls"))
+    legacy = as_dict(message.get("function_call"))
+    fns: list[dict[str, Any] | None] = []
+    for c in calls:
+        cd = as_dict(c)
+        fns.append(as_dict(cd.get("function")) if cd is not None else None)
+    if legacy is not None:
+        fns.append(legacy)
+    for fn in fns:
+        if fn is None:
+            continue
+        args = fn.get("arguments")
+        if not isinstance(args, str) or not args.strip():
+            continue
+        try:
+            json.loads(args[: 1 << 20])
+        except (ValueError, RecursionError):
+            name = as_str(fn.get("name"), 128) or "?"
+            return Finding(
+                "response",
+                message=f"tool call {name!r} has arguments that are not valid JSON",
+                codes=["invalid_tool_arguments"],
+                kind=K.MALFORMED_TOOL_CALL,
+            )
+    return None
+
+
+def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | None:
+    """A :class:`Finding` for a failure inside a successful body, or ``None``."""
+    if isinstance(obj, list):
+        for item in obj[:MAX_ITEMS]:
+            f = inspect_object(item, check_tool_args=check_tool_args)
+            if f is not None:
+                return f
+        return None
+    d = as_dict(obj)
+    if d is None:
+        return None
+    # Anthropic messages and streamed message_delta; Bedrock Converse.
+    for holder in (d, as_dict(d.get("delta")) or {}):
+        for key in ("stop_reason", "stopReason"):
+            f = _reason(holder.get(key), _refusal_text(d))
+            if f is not None:
+                return f
+    # OpenAI chat completions (and chunks), Cohere.
+    for choice in as_list(d.get("choices")):
+        c = as_dict(choice)
+        if c is None:
+            continue
+        f = _reason(c.get("finish_reason"))
+        if f is not None:
+            return f
+        msg = as_dict(c.get("message"))
+        for part in (msg, as_dict(c.get("delta"))):
+            if part is not None and part.get("refusal"):
+                f = refusal_finding(part.get("refusal"))
+                if f is not None:
+                    return f
+        if check_tool_args and msg is not None:
+            f = _tool_args(msg)
+            if f is not None:
+                return f
+    f = _reason(d.get("finish_reason"))
+    if f is not None:
+        return f
+    # Gemini / Vertex.
+    feedback = as_dict(d.get("promptFeedback"))
+    if feedback is not None:
+        block = as_str(feedback.get("blockReason"), 64)
+        if block and block != "BLOCK_REASON_UNSPECIFIED":
+            text = as_str(feedback.get("blockReasonMessage")) or f"prompt blocked: {block}"
+            return Finding("gemini", message=text, codes=[block], kind=K.CONTENT_FILTERED)
+    for cand in as_list(d.get("candidates")):
+        c = as_dict(cand)
+        if c is not None:
+            f = _reason(c.get("finishReason"), as_str(c.get("finishMessage")))
+            if f is not None:
+                f.dialect = "gemini"
+                return f
+    # OpenAI Responses API objects.
+    if d.get("object") == "response" or "incomplete_details" in d:
+        return responses_finding(d)
+    return None
+
+
+def _refusal_text(d: dict[str, Any]) -> str:
+    details = as_dict(d.get("stop_details"))
+    return as_str(details.get("explanation")) if details is not None else ""
+
+
+def refusal_finding(value: object) -> Finding | None:
+    """An OpenAI refusal (``message.refusal``, ``delta.refusal``, a Responses ``refusal`` part):
+    content_filtered when the refusal is a non-empty string, else ``None``."""
+    text = as_str(value).strip()
+    if not text:
+        return None
+    return Finding("openai", message=text, codes=["refusal"], kind=K.CONTENT_FILTERED)
+
+
+def responses_finding(d: dict[str, Any]) -> Finding | None:
+    """A failed, content-filtered or refused Responses API object."""
+    status = d.get("status")
+    err = as_dict(d.get("error"))
+    if status == "failed" and err is not None:
+        code = as_str(err.get("code"), 128)
+        return Finding("openai", message=as_str(err.get("message")), codes=[code] if code else [])
+    inc = as_dict(d.get("incomplete_details"))
+    if status == "incomplete" and inc is not None:
+        f = _reason(inc.get("reason"))
+        if f is not None:
+            return f
+    for item in as_list(d.get("output")):
+        it = as_dict(item)
+        if it is None:
+            continue
+        for part in as_list(it.get("content")):
+            p = as_dict(part)
+            if p is not None and p.get("type") == "refusal":
+                f = refusal_finding(p.get("refusal"))
+                if f is not None:
+                    return f
+    return None

@@ -1,0 +1,177 @@
+"""Failures inside successful responses: :func:`inspect_response` for a 200 body and
+:func:`classify_event` for one server-sent event, both built exactly as the same failure over
+plain HTTP would be (same class, kind and retryability).
+
+Events read by :func:`classify_event`:
+
+- OpenAI chat chunks ``data: {"error": {...}}`` and vLLM's ``{"object": "error", ...}``;
+  OpenRouter chunks with an ``error`` member;
+- Anthropic ``event: error`` with ``{"type": "error", "error": {...}}``, and a
+  ``message_delta`` whose ``stop_reason`` is ``refusal``/``model_context_window_exceeded``;
+- OpenAI Responses API ``error`` (``{"type": "error", "code", "message"}``),
+  ``response.failed`` (``response.error``) and ``response.incomplete`` for a content filter;
+- an OpenAI refusal: a chat chunk with a non-empty ``delta.refusal``, and the Responses
+  ``response.refusal.delta`` / ``response.refusal.done`` events (content_filtered);
+- Bedrock event-stream exceptions: the event name is the frame's ``:exception-type``
+  (``throttlingException``, ``modelStreamErrorException``...), the data its JSON payload.
+
+A 5xx-class failure during a stream is retryable (``in_stream``).
+"""
+
+from __future__ import annotations
+
+import time
+
+from surefoot._classify import _bedrock
+from surefoot._classify._build import build, fallback_error, refine, retry_hint
+from surefoot._classify._dialects import json_finding
+from surefoot._classify._input import MAX_BODY_BYTES, Body, decode_body
+from surefoot._classify._response import inspect_object, refusal_finding, responses_finding
+from surefoot._classify._rules import Finding, decide
+from surefoot._classify._util import as_dict, as_str
+from surefoot.errors import SurefootError
+
+__all__ = ["classify_event", "inspect_response", "scan_success"]
+
+_MAX_EVENTS = 100_000
+_REFUSAL_EVENTS = ("response.refusal.delta", "response.refusal.done")
+
+
+def _finish(
+    f: Finding,
+    *,
+    headers: dict[str, str] | None = None,
+    provider: str | None,
+    model: str | None,
+    in_stream: bool,
+) -> SurefootError:
+    h = headers or {}
+    now = time.time()
+    kind = decide(f, None)
+    retry_after = retry_hint(h, f, now)
+    kind = refine(kind, f, retry_after)
+    return build(
+        kind,
+        f,
+        status=None,
+        headers=h,
+        provider=provider,
+        model=model,
+        in_stream=in_stream,
+        now=now,
+        retry_after=retry_after,
+    )
+
+
+def _error_in_body(obj: object) -> Finding | None:
+    d = as_dict(obj)
+    if d is None:
+        return None
+    if d.get("error") or d.get("object") == "error" or d.get("type") == "error":
+        return json_finding(d, {}, None)
+    return None
+
+
+def inspect_response(
+    body: object, *, provider: str | None = None, model: str | None = None
+) -> SurefootError | None:
+    """The failure inside an HTTP 200 JSON body, or ``None`` when the response is fine."""
+    try:
+        obj = decode_body(body).obj if isinstance(body, (bytes, bytearray, str)) else body
+        f = _error_in_body(obj) or inspect_object(obj)
+        if f is None:
+            return None
+        return _finish(f, provider=provider, model=model, in_stream=False)
+    except Exception as exc:
+        return fallback_error(f"unclassifiable response ({type(exc).__name__})", provider, model)
+
+
+def _event_finding(name: str, obj: object, text: str) -> Finding | None:
+    lname = name.lower()
+    if lname.endswith("exception"):
+        return _bedrock.extract(obj, {":exception-type": name}, force=True)
+    d = as_dict(obj)
+    if d is not None:
+        typ = as_str(d.get("type"), 64)
+        if (lname == "error" or typ == "error") and as_dict(d.get("error")) is None:
+            code = as_str(d.get("code"), 128)
+            msg = as_str(d.get("message")) or text[:4096]
+            return Finding("openai", message=msg, codes=[code] if code else [])
+        if lname in ("response.failed", "response.incomplete") or typ in (
+            "response.failed",
+            "response.incomplete",
+        ):
+            return responses_finding(as_dict(d.get("response")) or {})
+        if lname in _REFUSAL_EVENTS or typ in _REFUSAL_EVENTS:
+            return refusal_finding(d.get("refusal") or d.get("delta"))
+        f = _error_in_body(d)
+        if f is not None:
+            return f
+        return inspect_object(d, check_tool_args=False)
+    if lname == "error":
+        return Finding("text", message=text[:4096])
+    return None
+
+
+def classify_event(
+    event: str | None,
+    data: str | bytes | object,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+) -> SurefootError | None:
+    """The failure one decoded SSE event reports, or ``None`` when it reports none."""
+    try:
+        name = event if isinstance(event, str) and event else "message"
+        if isinstance(data, (bytes, bytearray, str)):
+            body = decode_body(data)
+            obj, text = body.obj, body.text
+        else:
+            obj, text = data, ""
+        f = _event_finding(name, obj, text)
+        if f is None:
+            return None
+        return _finish(f, provider=provider, model=model, in_stream=True)
+    except Exception as exc:
+        return fallback_error(f"unclassifiable event ({type(exc).__name__})", provider, model)
+
+
+def _iter_sse(text: str) -> list[tuple[str, str]]:
+    from surefoot.sse import SSEDecoder
+
+    decoder = SSEDecoder(max_event_bytes=MAX_BODY_BYTES)
+    raw = text.encode("utf-8", errors="replace") + b"\n\n"
+    events = decoder.feed(raw) + decoder.flush()
+    return [(e.event or "message", e.data) for e in events[:_MAX_EVENTS]]
+
+
+def _is_sse(body: Body, h: dict[str, str]) -> bool:
+    if "text/event-stream" in h.get("content-type", ""):
+        return True
+    head = body.text[:256].lstrip()
+    return body.obj is None and head.startswith(("data:", "event:", ":"))
+
+
+def scan_success(
+    body: Body, h: dict[str, str], *, provider: str | None, model: str | None
+) -> SurefootError | None:
+    """The first failure in a 2xx response: an event-stream exception frame, an SSE error
+    event, or an error inside a JSON body."""
+    if h.get(":exception-type") or h.get(":message-type") == "exception":
+        name = h.get(":exception-type") or "exception"
+        return classify_event(
+            name, body.obj if body.obj is not None else body.text, provider=provider, model=model
+        )
+    if _is_sse(body, h):
+        try:
+            events = _iter_sse(body.text)
+        except Exception:
+            events = []
+        for name, data in events:
+            err = classify_event(name, data, provider=provider, model=model)
+            if err is not None:
+                return err
+        return None
+    if body.obj is None:
+        return None
+    return inspect_response(body.obj, provider=provider, model=model)
