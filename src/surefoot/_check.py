@@ -93,18 +93,21 @@ def seconds(name: str, value: object, *, positive: bool = False, fix: str | None
     return number(name, value, low_open=positive, fix=fix, what="a finite number of seconds")
 
 
-def timeout(name: str, value: object) -> float | None:
-    """A time limit: ``None`` or ``math.inf`` (no limit), or seconds ``> 0``."""
+def timeout(
+    name: str, value: object, *, zero: bool = False, what: str = "seconds > 0"
+) -> float | None:
+    """A time limit: ``None`` or ``math.inf`` (no limit), or seconds ``> 0`` (``>= 0`` with
+    ``zero``: a limit that has already passed)."""
     if value is None:
         return None
-    rule = "seconds > 0, or None (or math.inf) for no limit"
+    rule = f"{what}, or None (or math.inf) for no limit"
     if not _is_number(value):
         raise _fail(TypeError, name, rule, value, None)
     try:
         v = float(value)  # type: ignore[arg-type]
     except OverflowError:
         return None
-    if math.isnan(v) or v <= 0:
+    if math.isnan(v) or v < 0 or (v == 0 and not zero):
         raise _fail(ValueError, name, rule, value, None)
     return None if math.isinf(v) else v
 

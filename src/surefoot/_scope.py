@@ -18,7 +18,6 @@ one).
 
 from __future__ import annotations
 
-import math
 from contextvars import ContextVar, Token
 from types import TracebackType
 
@@ -75,13 +74,8 @@ def enter(
     The token is ``None`` when the scope changed nothing (no timeout, or an earlier deadline
     already in force); otherwise pass it to ``DEADLINE.reset`` on leaving.
     """
-    outer = _get()
-    if timeout is None:
-        return (None if outer is None else outer[0]), None
-    when = clock.now() + timeout
-    if outer is None or when < outer[0]:
-        return when, _set((when, clock))
-    return outer[0], None
+    when = effective(timeout, clock)
+    return when, publish(when, clock)
 
 
 def publish(when: float | None, clock: Clock) -> Token[tuple[float, Clock] | None] | None:
@@ -101,19 +95,9 @@ class Deadline:
     __slots__ = ("_clock", "_entered", "_seconds", "_token", "when")
 
     def __init__(self, seconds: float | None, *, clock: Clock | None = None) -> None:
-        if seconds is not None:
-            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-                raise TypeError(
-                    "seconds must be a number of seconds >= 0, or None for no new deadline, "
-                    f"got {type(seconds).__name__} {seconds!r}"
-                )
-            if math.isnan(seconds) or seconds < 0:
-                raise ValueError(
-                    "seconds must be a number of seconds >= 0, or None for no new deadline, "
-                    f"got {seconds!r}"
-                )
+        limit = _check.timeout("seconds", seconds, zero=True, what="a number of seconds >= 0")
         _check.clock("clock", clock)
-        self._seconds = None if seconds is None or math.isinf(seconds) else float(seconds)
+        self._seconds = limit
         self._clock = clock if clock is not None else SYSTEM_CLOCK
         self._token: Token[tuple[float, Clock] | None] | None = None
         self._entered = False

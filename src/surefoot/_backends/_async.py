@@ -214,7 +214,7 @@ async def _one_tool(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
     try:
         if inspect.iscoroutinefunction(fn):
             return await fn(**kwargs)
-        return await resolve(await asyncio.to_thread(functools.partial(fn, **kwargs)), "a tool")
+        return await call_blocking(functools.partial(fn, **kwargs))
     except Exception as exc:  # the flow turns it into a tool error message
         return exc
 

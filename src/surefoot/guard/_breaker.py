@@ -38,7 +38,7 @@ from surefoot import _check
 from surefoot._translate import subject
 from surefoot.clock import SYSTEM_CLOCK, Clock
 from surefoot.guard import _io_sync
-from surefoot.guard._lazy import AsyncMethod
+from surefoot.guard._lazy import AsyncFacade, AsyncMethod
 from surefoot.policy._classifier import breaker_counts, is_cancellation
 from surefoot.policy._types import (
     FAILURE,
@@ -61,27 +61,6 @@ R = TypeVar("R")
 
 #: Called as ``listener(name, old_state, new_state)`` after a transition, outside any lock.
 BreakerListener = Callable[[str, BreakerState, BreakerState], None]
-
-
-class _AsyncFacade:
-    """The coroutine face of a store that has only sync methods (the memory store, whose
-    operations never block): what the async drivers await."""
-
-    __slots__ = ("_store",)
-
-    def __init__(self, store: Any) -> None:
-        self._store = store
-
-    async def aadmit(self, name: str, now: float, config: BreakerConfig) -> int:
-        return int(self._store.admit(name, now, config))
-
-    async def arecord(
-        self, name: str, ticket: int, outcome: int, now: float, config: BreakerConfig
-    ) -> Transition | None:
-        return cast("Transition | None", self._store.record(name, ticket, outcome, now, config))
-
-    async def asnapshot(self, name: str, now: float, config: BreakerConfig) -> BreakerSnapshot:
-        return cast(BreakerSnapshot, self._store.snapshot(name, now, config))
 
 
 class Permit:
@@ -181,14 +160,12 @@ class CircuitBreaker:
             if not callable(getattr(store, "admit", None)):
                 raise TypeError(
                     "store must be a surefoot.stores.BreakerStore, a Redis URL or a redis-py "
-                    f"client, or None, got {type(store).__name__}"
+                    f"client, or None, got {_check.shown(store)}"
                 )
         self.store: BreakerStore = store if store is not None else MemoryStore()
         #: What the async paths await: the store's own coroutine methods (Redis), or a
         #: coroutine face over its sync methods (memory).
-        self._astore: Any = (
-            self.store if hasattr(self.store, "aadmit") else _AsyncFacade(self.store)
-        )
+        self._astore: Any = self.store if hasattr(self.store, "aadmit") else AsyncFacade(self.store)
         #: True when the store's async methods do real I/O (an asyncio Redis client).
         self.async_io = hasattr(self.store, "aadmit")
         self.clock: Clock = _check.clock("clock", clock) or SYSTEM_CLOCK

@@ -57,7 +57,7 @@ class RetryBudget:
             if not callable(getattr(store, "try_spend", None)):
                 raise TypeError(
                     "store must be a surefoot.stores.BudgetStore, a Redis URL or a redis-py "
-                    f"client, or None, got {type(store).__name__}"
+                    f"client, or None, got {_check.shown(store)}"
                 )
         self.store: BudgetStore = store if store is not None else MemoryStore()
         self._astore: Any = (

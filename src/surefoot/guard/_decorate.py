@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from surefoot.guard._hooks import GuardHooks
     from surefoot.policy._types import OnError
 
-__all__ = ["resilient", "wrap"]
+__all__ = ["resilient"]
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -268,7 +268,6 @@ class SyncAttempts:
                 raise RuntimeError(
                     "each attempt must be used as `with attempt:` before the next one"
                 )
-        gen = self._gen
         while type(op) is not Call:
             value: Any = None
             err: BaseException | None = None
@@ -276,31 +275,27 @@ class SyncAttempts:
                 value = perform(op, g.clock)
             except BaseException as e:
                 err = e
-            try:
-                op = gen.send(value) if err is None else gen.throw(err)
-            except StopIteration as stop:
-                self._end(stop.value)
-                raise StopIteration from None
-            except BaseException:
-                self._outcome = "failure"
-                raise
+            op = self._step(value, err)
+            if op is _ENDED:
+                raise StopIteration
+            if op is _PAUSE:  # a wait (carried out next round) or the next attempt
+                op, self._pending = self._pending, None
         number, self._number = self._number, self._number + 1
         return Attempt(self, number, self._deadline)
 
-    def _end(self, out: Any) -> bool:
-        """The loop ended: a success (False: nothing to suppress), or the run gives up."""
+    def _end(self, out: Any) -> None:
+        """The loop ended: a success, or the run gives up (raised here)."""
         from surefoot.policy._attempts import GaveUp
 
         if type(out) is not GaveUp:
             self._outcome = "success"
-            return False
+            return
         why = out.why.name
         self._outcome = (
             "timeout" if why == "DEADLINE" else "rejected" if why == "CIRCUIT_OPEN" else "failure"
         )
         assert self._plan is not None
         self._guard._give_up(self._plan.records, out)
-        return False  # pragma: no cover - _give_up raises
 
     def _step(self, value: Any, err: BaseException | None) -> Any:
         """Send ``value`` (or throw ``err``) into the loop: the next op to carry out, or

@@ -51,7 +51,7 @@ def _resolve(store: object) -> Any:
     if not hasattr(out, "rl_acquire"):
         raise TypeError(
             "store must be a surefoot.stores.RedisStore, a Redis URL or a redis-py client, or "
-            f"None, got {type(store).__name__}"
+            f"None, got {_check.shown(store)}"
         )
     return out
 

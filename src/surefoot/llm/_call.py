@@ -306,7 +306,7 @@ class _Model:
         elif decision.retry:
             outcome, reason = ("reconnect" if emitted else "retry"), decision.reason
         else:
-            final = decision.why.final or emitted or decision.why is Why.DEADLINE
+            final = decision.why.final or emitted
             outcome, reason = ("fail" if final else "fallback"), decision.reason
         return ctx.make_record(
             self.spec.name,
