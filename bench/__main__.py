@@ -11,7 +11,7 @@ import importlib
 import sys
 import time
 
-BENCHES = ("guard", "import", "sse", "classify", "client", "redis")
+BENCHES = ("guard", "import", "sse", "classify", "client", "sdk", "redis")
 
 
 def main(argv: list[str]) -> int:

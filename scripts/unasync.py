@@ -33,6 +33,7 @@ FILES = [
     ("guard/_driver_async.py", "guard/_driver_sync.py"),
     ("llm/_client_async.py", "llm/_client_sync.py"),
     ("agent/_drivers_async.py", "agent/_drivers_sync.py"),
+    ("sdk/_transport_async.py", "sdk/_transport_sync.py"),
 ]
 
 #: Whole-word renames, applied in this order after ``async``/``await`` are dropped.
@@ -42,6 +43,7 @@ NAMES = {
     "_driver_async": "_driver_sync",
     "_client_async": "_client_sync",
     "_drivers_async": "_drivers_sync",
+    "_transport_async": "_transport_sync",
     "surefoot._backends import _async": "surefoot._backends import _sync",
     "surefoot.http._aiohttp": "surefoot.http._urllib3",
     # protocol methods and builtins
@@ -59,6 +61,10 @@ NAMES = {
     "AsyncStream": "SyncStream",
     "AiohttpTransport": "Urllib3Transport",
     "AsyncAttempts": "SyncAttempts",
+    "AsyncDriver": "SyncDriver",
+    "AsyncWatchedStream": "SyncWatchedStream",
+    "handle_async_request": "handle_request",
+    "aread": "read",
     "aattempts": "attempts",
     "aacquire": "acquire",
     "aadmit": "admit",
@@ -105,6 +111,13 @@ NAMES = {
     "_ado": "_do",
     "_aloop": "_loop",
     "_allm": "_llm",
+    "_asend": "_send",
+    "_aexchange": "_exchange",
+    "_aread": "_read",
+    "_apeek": "_peek",
+    "_apeek_loop": "_peek_loop",
+    "_anext": "_next",
+    "_afail": "_fail",
 }
 
 _ASYNC_ONLY = "# unasync: async-only"

@@ -94,6 +94,7 @@ SURFACE: dict[str, set[str]] = {
         "resilient",
         "time_left",
         "tool_from_function",
+        "wrap",
     },
     "surefoot.agent": {
         "ACTION_TYPES",
@@ -230,6 +231,7 @@ SURFACE: dict[str, set[str]] = {
         "WaitFor",
         "tool_from_function",
     },
+    "surefoot.sdk": {"async_transport", "transport", "wrap"},
     "surefoot.policy": {
         "BreakerConfig",
         "BreakerSnapshot",
@@ -383,7 +385,13 @@ def test_every_exported_name_resolves_and_is_listed_by_dir(name: str) -> None:
 
 
 def test_unknown_names_raise_attribute_error() -> None:
-    for name in ("surefoot", "surefoot.guard", "surefoot.policy", "surefoot.testing"):
+    for name in (
+        "surefoot",
+        "surefoot.guard",
+        "surefoot.policy",
+        "surefoot.sdk",
+        "surefoot.testing",
+    ):
         module = importlib.import_module(name)
         with pytest.raises(AttributeError, match="no attribute 'nope'"):
             module.nope  # noqa: B018

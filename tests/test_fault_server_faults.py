@@ -129,14 +129,15 @@ def is_delta(event: dict[str, str]) -> bool:
 STATUS_CASES = [
     # status, kind, openai (type, code), anthropic type
     (429, None, ("requests", "rate_limit_exceeded"), "rate_limit_error"),
-    (429, "insufficient_quota", ("insufficient_quota", "insufficient_quota"), "billing_error"),
+    (429, "insufficient_quota", ("insufficient_quota", "insufficient_quota"), "rate_limit_error"),
+    (402, None, ("insufficient_quota", "insufficient_quota"), "billing_error"),
     (401, None, ("invalid_request_error", "invalid_api_key"), "authentication_error"),
     (404, None, ("invalid_request_error", "model_not_found"), "not_found_error"),
     (400, "context_length", ("invalid_request_error", "context_length_exceeded"),
      "invalid_request_error"),
     (500, None, ("server_error", None), "api_error"),
     (503, None, ("server_error", None), "api_error"),
-    (529, None, ("server_error", "overloaded"), "overloaded_error"),
+    (529, None, ("server_error", None), "overloaded_error"),
 ]  # fmt: skip
 
 
@@ -310,7 +311,8 @@ def test_stream_error_openai(server: FaultServer) -> None:
     assert sum(map(is_delta, evs[:-1])) == 2
     err = json.loads(evs[-1]["data"])["error"]
     assert set(err) == {"message", "type", "param", "code"}
-    assert err["code"] == "overloaded"
+    assert err["type"] == "server_error" and err["code"] is None
+    assert "overloaded" in err["message"]
     assert evs[-1]["id"] == str(len(evs))
     assert all(e["data"] != "[DONE]" for e in evs)
 
@@ -322,7 +324,8 @@ def test_stream_error_anthropic(server: FaultServer) -> None:
     assert evs[-1]["event"] == "error"
     assert json.loads(evs[-1]["data"]) == {
         "type": "error",
-        "error": {"type": "overloaded_error", "message": "Overloaded"},
+        "error": {"details": None, "type": "overloaded_error", "message": "Overloaded"},
+        "request_id": "req_000001",
     }
 
 
@@ -369,7 +372,7 @@ def test_malformed_tool_call_anthropic(server: FaultServer) -> None:
     server.enqueue(MalformedToolCall(), times=2)
     doc = json.loads(post(server, ANTHROPIC, body_for(ANTHROPIC))[2])
     block = doc["content"][0]
-    assert block["type"] == "tool_use" and not isinstance(block["input"], dict)
+    assert block["type"] == "tool_use" and block["input"] == {}  # input is always an object
     evs = sse(post(server, ANTHROPIC, body_for(ANTHROPIC, stream=True))[2])
     partial = "".join(
         json.loads(e["data"])["delta"]["partial_json"]

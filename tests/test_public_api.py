@@ -88,6 +88,7 @@ EXPECTED = {
     "resilient",
     "time_left",
     "tool_from_function",
+    "wrap",
 }
 
 

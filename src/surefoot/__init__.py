@@ -111,6 +111,7 @@ if TYPE_CHECKING:
         ProblemDetailsError,
         ProblemItem,
     )
+    from surefoot.sdk import wrap
 
 #: Where each public name lives; loaded by :func:`__getattr__` on first use.
 _WHERE: dict[str, str] = {
@@ -195,6 +196,7 @@ _WHERE: dict[str, str] = {
     "Usage": "surefoot.llm",
     "WaitFor": "surefoot.llm",
     "tool_from_function": "surefoot.llm",
+    "wrap": "surefoot.sdk",
 }
 
 
@@ -297,4 +299,5 @@ __all__ = [
     "resilient",
     "time_left",
     "tool_from_function",
+    "wrap",
 ]

@@ -116,3 +116,12 @@ def the_clients_keep_their_types(server: FaultServer) -> None:
 def a_fake_clock_is_a_clock(clock: FakeClock) -> None:
     c: surefoot.Clock = clock
     assert_type(c.now(), float)
+
+
+def a_wrapped_sdk_client_keeps_its_type() -> None:
+    import anthropic
+    import openai
+
+    client = surefoot.wrap(openai.OpenAI(api_key="sk-test"), timeout=30)
+    assert_type(client, openai.OpenAI)
+    assert_type(surefoot.wrap(anthropic.AsyncAnthropic(api_key="k")), anthropic.AsyncAnthropic)

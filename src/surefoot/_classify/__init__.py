@@ -47,7 +47,9 @@ unknown              LLMError(UNKNOWN)                              no
 ==================== ============================================== =========
 
 Retryability: a problem+json body's own ``retryable`` wins; a 5xx-class failure during a
-stream (``in_stream``, and every :func:`classify_event`) is retryable. ``unknown`` is *not*
+stream (``in_stream``, and every :func:`classify_event`) is retryable; an explicit
+``x-should-retry: true|false`` on a failed response wins over both, as the official SDKs obey
+it. ``unknown`` is *not*
 retried by default (the error tree's ``LLMErrorType.UNKNOWN`` says yes; the classifier passes
 ``retryable=False``): spending retries on a failure nobody recognised hides bugs.
 

@@ -1,4 +1,5 @@
-"""The Anthropic dialect: ``{"type": "error", "error": {"type", "message"}, "request_id"}``.
+"""The Anthropic dialect: ``{"type": "error", "error": {"type", "message", "details":
+{"error_code"}}, "request_id"}``.
 
 The same envelope arrives over HTTP and as the data of an ``event: error`` SSE event, so both
 paths read it here. Stop reasons of successful responses (``refusal``,
@@ -21,11 +22,14 @@ def extract(obj: object) -> Finding | None:
     e = as_dict(d.get("error"))
     if e is None:
         return None
-    code = as_str(e.get("type"), 128)
+    details = as_dict(e.get("details")) or {}
+    # error.details.error_code names the cause within the broad type (a 429 rate_limit_error
+    # may be enforced_spend_limit_reached, a spent quota): it is read before the type.
+    codes = [c for c in (as_str(details.get("error_code"), 128), as_str(e.get("type"), 128)) if c]
     rid = as_str(d.get("request_id"), 128) or None
     return Finding(
         "anthropic",
         message=as_str(e.get("message")),
-        codes=[code] if code else [],
+        codes=codes,
         request_id=rid,
     )

@@ -1,8 +1,10 @@
 """From a decided :class:`Kind` and a :class:`Finding` to the typed error of the error tree.
 
 Retryability: the kind's default; the server's own ``retryable`` (problem details) wins over
-it; a 5xx-class failure during a stream (``in_stream``) is always retryable, and a whole-run
-deadline (``TASK_DEADLINE_EXCEEDED``) never is. ``retry_after`` is the server's hint in the
+it; a 5xx-class failure during a stream (``in_stream``) is retryable; an explicit
+``x-should-retry`` header (``should_retry``) wins over all of these (a ``true`` except over a
+spent quota named by the body); and a whole-run deadline
+(``TASK_DEADLINE_EXCEEDED``) is never retryable. ``retry_after`` is the server's hint in the
 policy's precedence (``retry-after-ms`` > ``Retry-After`` > problem ``retry_after_seconds`` >
 Google ``RetryInfo``), then a wait named in the message text ("try again in 11.122s").
 """
@@ -35,7 +37,15 @@ from surefoot.errors import (
 )
 from surefoot.policy._hints import hint_from_text, server_hint
 
-__all__ = ["DAY_S", "build", "fallback_error", "refine", "request_id_of", "retry_hint"]
+__all__ = [
+    "DAY_S",
+    "build",
+    "fallback_error",
+    "refine",
+    "request_id_of",
+    "retry_hint",
+    "should_retry_of",
+]
 
 K = Kind
 
@@ -70,6 +80,17 @@ _REQUEST_ID_HEADERS = (
     "x-cloud-trace-context",
     "cf-ray",
 )
+
+
+#: Kinds an ``x-should-retry: true`` does not make retryable (see :func:`build`).
+_FINAL_DESPITE_HINT = frozenset((K.QUOTA_EXHAUSTED,))
+
+
+def should_retry_of(headers: dict[str, str]) -> bool | None:
+    """``x-should-retry: true|false`` (any case, spaces ignored) as a bool; ``None`` when the
+    header is absent or says anything else, as the SDKs ignore such a value too."""
+    value = headers.get("x-should-retry", "").strip().lower()
+    return True if value == "true" else False if value == "false" else None
 
 
 def request_id_of(headers: dict[str, str], finding: Finding | None = None) -> str | None:
@@ -119,8 +140,11 @@ def build(
     now: float | None = None,
     retry_after: float | None = None,
     default_message: str = "",
+    should_retry: bool | None = None,
 ) -> SurefootError:
-    """The typed error for ``kind``; see the package docstring for the class of each kind."""
+    """The typed error for ``kind``; see the package docstring for the class of each kind.
+
+    ``should_retry`` is the response's ``x-should-retry`` (see :func:`should_retry_of`)."""
     now_s = time.time() if now is None else now
     if retry_after is None:
         retry_after = retry_hint(headers, finding, now_s)
@@ -133,6 +157,13 @@ def build(
         or kind in (K.SERVER_ERROR, K.MODEL_OVERLOADED)
     ):
         retryable = True
+    if should_retry is False or (should_retry and kind not in _FINAL_DESPITE_HINT):
+        # The server's explicit verdict on this response, which both official SDKs obey
+        # before their own status rules. "false" always wins. "true" does too, except over a
+        # body that names a spent quota: gateways send "true" on every 429 by status, and a
+        # spent monthly quota does not come back within any retry — retrying it is the very
+        # "insufficient quota treated as a rate limit" failure surefoot exists to prevent.
+        retryable = should_retry
     run_timeout = finding.catalog_code == "TASK_DEADLINE_EXCEEDED"
     if run_timeout:
         retryable = False

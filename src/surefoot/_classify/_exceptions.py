@@ -8,21 +8,39 @@ response (``.status_code`` / ``.status`` / ``.response`` with ``.headers`` and `
 ``.text`` / ``.content``) is classified as that response with :func:`classify`.
 
 The chain (``__cause__``, ``__context__``, ``.original_exception``) is walked, bounded and
-cycle-safe, and the most specific known exception wins: an HTTP response first, then a
-timeout, then a connection failure. A :class:`~surefoot.SurefootError` is returned unchanged;
-any other result has ``__cause__`` set to ``exc`` (as ``raise ... from exc`` would).
+cycle-safe, and the most specific known exception wins, wherever it is in the chain (an SDK's
+``APIConnectionError`` says only that sending failed; its cause says why):
+
+1. an HTTP failure status: :func:`classify` of the response (``x-should-retry`` obeyed);
+2. a 2xx an SDK raised anyway (anthropic's ``APIStatusError`` for a mid-stream
+   ``event: error`` carries the stream's 200): its body is the event's data, classified as
+   :func:`classify_event` would; a 200 is never a success;
+3. a status-less error object (openai's ``APIError`` for a mid-stream ``{"error": ...}``
+   chunk, ``.body`` its ``error`` member): classified as that chunk;
+4. credentials that could not be loaded (``auth_failed``); a local fault of the request or
+   of the client's use (``invalid_request``, never retryable: a bad URL or scheme, a header
+   HTTP forbids, a stream read twice, a redirect loop); a timeout; a response that cannot be
+   decoded (``server_error``); a connection failure;
+5. the text of the whole chain.
+
+An exception that asks for a retry (anthropic's ``RetryableError``) is retryable whatever it
+wraps. A :class:`~surefoot.SurefootError` is returned unchanged; any other result has
+``__cause__`` set to ``exc`` (as ``raise ... from exc`` would).
 """
 
 from __future__ import annotations
 
 import asyncio
 import builtins
+import re
 import socket
 import ssl
 from typing import Any
 
+from surefoot._classify._build import request_id_of
 from surefoot._classify._http import classify, fallback_error
-from surefoot._classify._input import text_of
+from surefoot._classify._input import norm_headers, text_of
+from surefoot._classify._stream import classify_event
 from surefoot.errors import (
     LLMError,
     LLMErrorType,
@@ -60,7 +78,7 @@ _NETWORK_NAMES = frozenset(
         "connectionerror",
         "networkerror",
         "remoteprotocolerror",
-        "localprotocolerror",
+        # httpx's bare ProtocolError: the server's malformed answer (a Digest challenge)
         "protocolerror",
         "readerror",
         "writeerror",
@@ -97,6 +115,72 @@ _NETWORK_NAMES = frozenset(
         "endpointconnectionerror",
     }
 )
+
+
+#: Faults of the request itself or of the client's use, found before anything reached a
+#: server or after its answer was misused: a retry sends the same bad request again, so none
+#: is retryable. Their kind is ``invalid_request``, the kind of a request that cannot succeed
+#: as it is (a :class:`~surefoot.ConfigurationError`'s too).
+_LOCAL_NAMES = frozenset(
+    {
+        # httpx / httpx2 stream misuse: a body read twice, after close, or before read().
+        # (StreamConsumed's message mentions "an authentication flow": read as text, it was
+        # taken for an auth failure.)
+        "streamerror",
+        "streamconsumed",
+        "streamclosed",
+        "responsenotread",
+        "requestnotread",
+        # a URL or scheme the client cannot send to (a bad base_url), a request HTTP forbids
+        # (a header value with a line break: an API key pasted with its newline), an
+        # ambiguous cookie lookup
+        "invalidurl",
+        "unsupportedprotocol",
+        "localprotocolerror",
+        "cookieconflict",
+        # the same request follows the same redirect loop again (or max_redirects is too low)
+        "toomanyredirects",
+    }
+)
+#: A response arrived that cannot be read as what it claims to be: httpx's DecodingError (a
+#: body its own Content-Encoding cannot decode: corrupt gzip/brotli/zstd, too many encodings)
+#: and requests' ContentDecodingError alike; the SSEError of httpx2 and httpx-sse (no event
+#: stream, or an event over the size limit). The request was fine, so the fault is the
+#: server's or a proxy's on the path, most often a transfer damaged on the way:
+#: ``server_error``, retryable (a fault that persists is bounded by the retry budget). Not
+#: ``network``: the server was reached and answered.
+_UNREADABLE_NAMES = frozenset({"decodingerror", "contentdecodingerror", "sseerror"})
+#: Credentials that could not be loaded (anthropic's CredentialsError, IdentityTokenFileError):
+#: ``auth_failed``, as a rejected one is; no retry finds a missing credential.
+_CREDENTIALS_NAMES = frozenset({"credentialserror"})
+#: Exceptions whose raiser asks for a retry (anthropic's RetryableError, raised by middleware;
+#: the SDK retries it whatever it wraps).
+_RETRY_NAMES = frozenset({"retryableerror"})
+
+_CATEGORIES: dict[str, str] = {
+    **dict.fromkeys(_NETWORK_NAMES, "network"),
+    **dict.fromkeys(_TIMEOUT_NAMES, "timeout"),
+    **dict.fromkeys(_UNREADABLE_NAMES, "unreadable"),
+    **dict.fromkeys(_LOCAL_NAMES, "local"),
+    **dict.fromkeys(_CREDENTIALS_NAMES, "credentials"),
+}
+#: When a chain holds several categories the first of these wins, wherever it is: a
+#: credentials or local fault is a fact about the request that no retry changes, while a
+#: wrapper (the SDKs' APIConnectionError, "network") says only that sending failed; a timeout
+#: beats a connection failure, since "Read timed out" often comes wrapped in a pool's error.
+_PRECEDENCE = ("credentials", "local", "timeout", "unreadable", "network")
+#: The categories that become an LLMError: its type, and whether a retry can help.
+_LLM_CATEGORIES: dict[str, tuple[LLMErrorType, bool]] = {
+    "credentials": (LLMErrorType.AUTHENTICATION_FAILED, False),
+    "local": (LLMErrorType.INVALID_REQUEST, False),
+    "unreadable": (LLMErrorType.SERVER_ERROR, True),
+}
+
+#: A bytes literal in a message: h11 and httpcore quote the header value they refuse
+#: ("Illegal header value b'Bearer ...\\n'"), often the API key itself, in a shape the
+#: redaction of credentials need not recognise.
+_BYTES_LITERAL = re.compile(r"(?<!\w)b'(?:[^'\\]|\\.)*'" "|" r'(?<!\w)b"(?:[^"\\]|\\.)*"')
+_MASKED_BYTES = "b'[REDACTED]'"
 
 
 def _names(exc: BaseException) -> list[str]:
@@ -181,14 +265,14 @@ def _host_port(exc: BaseException) -> tuple[str | None, int | None]:
     )
 
 
-def _transport_kind(e: BaseException) -> str | None:
-    """``"timeout"``, ``"network"`` or ``None``; the most derived class that is known decides
-    (urllib3's ``NewConnectionError`` is also a ``ConnectTimeoutError``, but a refusal)."""
+def _category(e: BaseException) -> str | None:
+    """One of :data:`_PRECEDENCE`, or ``None``; the most derived class that is known decides
+    (urllib3's ``NewConnectionError`` is also a ``ConnectTimeoutError``, but a refusal;
+    httpx's ``LocalProtocolError`` is a ``TransportError``, but the request's own fault)."""
     for name in _names(e):
-        if name in _NETWORK_NAMES:
-            return "network"
-        if name in _TIMEOUT_NAMES:
-            return "timeout"
+        category = _CATEGORIES.get(name)
+        if category is not None:
+            return category
     if isinstance(e, (builtins.TimeoutError, asyncio.TimeoutError, socket.timeout)):
         return "timeout"
     if isinstance(e, (ConnectionError, socket.gaierror, socket.herror, ssl.SSLError)):
@@ -263,7 +347,7 @@ def recognise(exc: BaseException) -> SurefootError | None:
             return classify_exception(exc)
         if not isinstance(exc, OSError):
             return None
-        if any(_http_parts(e) is not None or _transport_kind(e) is not None for e in _chain(exc)):
+        if any(_http_parts(e) is not None or _category(e) is not None for e in _chain(exc)):
             return classify_exception(exc)
         err: SurefootError = NetworkError(
             f"{type(exc).__name__}: {_safe_str(exc)}", kind="network", retryable=True
@@ -279,21 +363,35 @@ def _classify(exc: BaseException, provider: str | None, model: str | None) -> Su
     for e in chain:
         if isinstance(e, SurefootError) and e is not exc:
             return e
-    for e in chain:
-        parts = _http_parts(e)
-        if parts is not None:
-            status, headers, body = parts
+    err = _decide(chain, provider, model)
+    if any(_RETRY_NAMES.intersection(_names(e)) for e in chain):
+        err.retryable = True  # the raiser's explicit request, as the SDK honours it
+    return err
+
+
+def _decide(chain: list[BaseException], provider: str | None, model: str | None) -> SurefootError:
+    """The steps of the module docstring, in order; always a new error."""
+    responses = [(e, _http_parts(e)) for e in chain]
+    for _, parts in responses:
+        if parts is None:
+            continue
+        status, headers, body = parts
+        if status >= 400:
             return classify(status, _headers(headers), body, provider=provider, model=model)
-    kinds = [(e, _transport_kind(e)) for e in chain]
-    for e, kind in kinds:
-        if kind == "timeout":
-            msg = f"{type(e).__name__}: {_safe_str(e) or 'the operation timed out'}"
-            return TimeoutError(msg, kind="timeout", retryable=True)
-    for e, kind in kinds:
-        if kind == "network":
-            host, port = _host_port(e)
-            msg = f"{type(e).__name__}: {_safe_str(e)}"
-            return NetworkError(msg, host=host, port=port, kind="network", retryable=True)
+        found = _error_in_2xx(status, headers, body, provider, model)
+        if found is not None:
+            return found
+    for e, parts in responses:
+        data = _error_object(e) if parts is None else None
+        if data is not None:
+            found = classify_event("error", data, provider=provider, model=model)
+            if found is not None and found.kind != "unknown":
+                return found
+    categories = [(e, _category(e)) for e in chain]
+    for wanted in _PRECEDENCE:
+        for e, category in categories:
+            if category == wanted:
+                return _transport_error(category, e, provider, model)
     text = " ".join(f"{type(e).__name__}: {_safe_str(e)}" for e in chain)
     err = classify(None, None, text, provider=provider, model=model)
     if err.kind == "unknown":
@@ -305,6 +403,63 @@ def _classify(exc: BaseException, provider: str | None, model: str | None) -> Su
             model=model,
         )
     return err
+
+
+def _error_in_2xx(
+    status: int, headers: object, body: object, provider: str | None, model: str | None
+) -> SurefootError | None:
+    """The error an exception carrying a 2xx (any status below 400) reports, ``None`` if its
+    body names none.
+
+    Such an exception failed after the status line: the SDK found an error inside the
+    stream (anthropic raises ``APIStatusError`` with the stream's 200 for an ``event:
+    error``), and its ``body`` is that event's data, not the response's, so it is read as
+    the event (retryable when the server failed mid-stream). The response's headers only
+    add the request id.
+    """
+    found = classify_event("error", body, provider=provider, model=model)
+    if found is None or found.kind == "unknown":
+        return None
+    found.context.http_status = status
+    if found.context.request_id is None:
+        found.context.request_id = request_id_of(norm_headers(_headers(headers)))
+    return found
+
+
+def _error_object(e: BaseException) -> object | None:
+    """The error a status-less exception carries in ``.body``, as the event data it came in.
+
+    openai raises ``APIError`` (no status, no response) for a mid-stream chunk
+    ``{"error": {...}}`` with ``body`` the ``error`` member: it is put back in its envelope,
+    so that it reads exactly as that chunk does (its ``type`` and ``code`` included).
+    """
+    try:
+        body = getattr(e, "body", None)
+    except Exception:  # a hostile property must not hide the rest of the chain
+        return None
+    if isinstance(body, str):
+        return body or None
+    if not isinstance(body, dict) or not body:
+        return None
+    if "error" in body or body.get("type") == "error" or body.get("object") == "error":
+        return body
+    return {"error": body}
+
+
+def _transport_error(
+    category: str, e: BaseException, provider: str | None, model: str | None
+) -> SurefootError:
+    name = type(e).__name__
+    if category == "timeout":
+        msg = f"{name}: {_safe_str(e) or 'the operation timed out'}"
+        return TimeoutError(msg, kind="timeout", retryable=True)
+    if category == "network":
+        host, port = _host_port(e)
+        msg = f"{name}: {_safe_str(e)}"
+        return NetworkError(msg, host=host, port=port, kind="network", retryable=True)
+    error_type, retryable = _LLM_CATEGORIES[category]
+    msg = f"{name}: {_BYTES_LITERAL.sub(_MASKED_BYTES, _safe_str(e))}"
+    return LLMError(msg, error_type=error_type, retryable=retryable, provider=provider, model=model)
 
 
 def _headers(headers: object) -> Any:

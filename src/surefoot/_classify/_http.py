@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 
-from surefoot._classify._build import build, fallback_error, refine, retry_hint
+from surefoot._classify._build import build, fallback_error, refine, retry_hint, should_retry_of
 from surefoot._classify._dialects import find
 from surefoot._classify._input import decode_body, norm_headers
 from surefoot._classify._kinds import Kind
@@ -42,8 +42,10 @@ def classify(
     A 2xx ``status`` has its body inspected for an error inside it (see
     :func:`~surefoot._classify.inspect_response`, and for an SSE body
     :func:`~surefoot._classify.classify_event` on each event); when none is found the result
-    is an ``unknown`` error. Never raises: garbage gives a typed error of kind ``unknown`` or
-    better, after looking at no more than the first MiB of the body.
+    is an ``unknown`` error. A failed status obeys an explicit ``x-should-retry: true|false``
+    header, as the official SDKs do, whatever the status and the kind say. Never raises:
+    garbage gives a typed error of kind ``unknown`` or better, after looking at no more than
+    the first MiB of the body.
     """
     try:
         return _classify(status, headers, body, provider, model, in_stream)
@@ -95,4 +97,7 @@ def _classify(
         in_stream=in_stream,
         now=now,
         retry_after=retry_after,
+        # Only a failed status speaks for the failure: on a 2xx the header (if any) was sent
+        # before the error inside the body existed, and that path returned above.
+        should_retry=should_retry_of(h),
     )

@@ -94,6 +94,7 @@ STRONG_CODES: dict[str, Kind] = {
         "rate_limited",
         "rateLimitExceeded",
         "userRateLimitExceeded",
+        "ramp_limit_exceeded",  # Anthropic: usage grew too fast; retry after Retry-After
     ),
     **_codes(
         K.QUOTA_EXHAUSTED,
@@ -106,6 +107,12 @@ STRONG_CODES: dict[str, Kind] = {
         "BILLING_LIMIT_EXCEEDED",
         "ServiceQuotaExceededException",
         "quota_exceeded",
+        # Anthropic error.details.error_code: spend limits arrive as a 429 rate_limit_error,
+        # but nothing clears them before the billing period (or the organization) changes
+        "contract_spend_limit_reached",
+        "enforced_spend_limit_reached",
+        "linked_organization_spend_limit_reached",
+        "linked_organization_billing_unavailable",
     ),
     **_codes(
         K.CONTEXT_TOO_LONG,
@@ -168,6 +175,7 @@ STRONG_CODES: dict[str, Kind] = {
         "AUTHORIZATION_FAILED",
         "unsupported_country_region_territory",
         "Forbidden",
+        "organization_on_hold",  # Anthropic: disabled for trust and safety (a 400)
     ),
     **_codes(K.MALFORMED_TOOL_CALL, "tool_use_failed", "MALFORMED_FUNCTION_CALL"),
     **_codes(K.TIMEOUT, "ModelTimeoutException", "DEADLINE_EXCEEDED", "TASK_DEADLINE_EXCEEDED"),

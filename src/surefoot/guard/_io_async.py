@@ -51,6 +51,8 @@ __all__ = [
 P = ParamSpec("P")
 R = TypeVar("R")
 _OPEN, _HALF = BreakerState.OPEN, BreakerState.HALF_OPEN
+#: The ops :func:`aperform` carries out.
+_ENGINE_OPS = frozenset((Now, Sleep, Admit, Report, Release, Spend, Refill, Notify))
 
 
 # -- the breaker ----------------------------------------------------------------------------------
@@ -186,11 +188,15 @@ async def aperform(op: Any, clock: Clock) -> Any:
 
 
 async def adrive(
-    gen: Generator[Any, Any, Any], clock: Clock, call: Callable[[], Awaitable[Any]]
+    gen: Generator[Any, Any, Any],
+    clock: Clock,
+    call: Callable[[], Awaitable[Any]] | None,
+    other: Callable[[Any], Awaitable[Any]] | None = None,
 ) -> Any:
-    """Run the attempt loop ``gen`` to its end: ``Call`` runs ``call()``, every other op
-    :func:`aperform`. What either raises is thrown into the loop, which decides (a
-    cancellation passes through it after the ticket is released)."""
+    """Run the attempt loop ``gen`` to its end: ``Call`` runs ``call()``, the engine's ops
+    :func:`aperform`, and any other op (a driver's own, like the SDK transport's ``Send``)
+    ``other(op)``. What they raise is thrown into the loop, which decides (a cancellation
+    passes through it after the ticket is released)."""
     value: Any = None
     exc: BaseException | None = None
     while True:
@@ -200,8 +206,11 @@ async def adrive(
             return stop.value
         value = exc = None
         try:
-            if type(op) is Call:
+            t = type(op)
+            if t is Call and call is not None:
                 value = await call()
+            elif other is not None and t not in _ENGINE_OPS:
+                value = await other(op)
             else:
                 value = await aperform(op, clock)
         except BaseException as e:

@@ -53,6 +53,8 @@ __all__ = [
 P = ParamSpec("P")
 R = TypeVar("R")
 _OPEN, _HALF = BreakerState.OPEN, BreakerState.HALF_OPEN
+#: The ops :func:`perform` carries out.
+_ENGINE_OPS = frozenset((Now, Sleep, Admit, Report, Release, Spend, Refill, Notify))
 
 
 # -- the breaker ----------------------------------------------------------------------------------
@@ -179,10 +181,16 @@ def perform(op: Any, clock: Clock) -> Any:
     raise AssertionError(f"not an op of the attempt loop: {op!r}")
 
 
-def drive(gen: Generator[Any, Any, Any], clock: Clock, call: Callable[[], Any]) -> Any:
-    """Run the attempt loop ``gen`` to its end: ``Call`` runs ``call()``, every other op
-    :func:`perform`. What either raises is thrown into the loop, which decides (a
-    cancellation passes through it after the ticket is released)."""
+def drive(
+    gen: Generator[Any, Any, Any],
+    clock: Clock,
+    call: Callable[[], Any] | None,
+    other: Callable[[Any], Any] | None = None,
+) -> Any:
+    """Run the attempt loop ``gen`` to its end: ``Call`` runs ``call()``, the engine's ops
+    :func:`perform`, and any other op (a driver's own, like the SDK transport's ``Send``)
+    ``other(op)``. What they raise is thrown into the loop, which decides (a cancellation
+    passes through it after the ticket is released)."""
     value: Any = None
     exc: BaseException | None = None
     while True:
@@ -192,8 +200,11 @@ def drive(gen: Generator[Any, Any, Any], clock: Clock, call: Callable[[], Any]) 
             return stop.value
         value = exc = None
         try:
-            if type(op) is Call:
+            t = type(op)
+            if t is Call and call is not None:
                 value = call()
+            elif other is not None and t not in _ENGINE_OPS:
+                value = other(op)
             else:
                 value = perform(op, clock)
         except BaseException as e:

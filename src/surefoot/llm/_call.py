@@ -38,21 +38,18 @@ store on the async client). The chain's own rules:
    deadline; no slot in time raises the limiter's ``RateLimitError``), and every response's
    headers are fed back to it (``Observe``), error responses included.
 
-One idempotency key is sent as ``Idempotency-Key`` per logical request: per turn and model,
-reused by every retry and stream reconnect of it (another model gets its own key because its
-body differs). A key is 32 hex digits: 80 random bits drawn once per process (again in a forked
-child) and a 48-bit counter, as unique across processes and restarts as a uuid4 and much cheaper
-than ``os.urandom`` plus a ``UUID`` per request.
+One idempotency key (:mod:`surefoot._idempotency`) is sent as ``Idempotency-Key`` per logical
+request: per turn and model, reused by every retry and stream reconnect of it (another model
+gets its own key because its body differs).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
 from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from surefoot._idempotency import idempotency_key
 from surefoot.errors import RateLimitError, SurefootError
 from surefoot.guard._budget import unbind
 from surefoot.llm._classify import (
@@ -89,25 +86,6 @@ __all__ = ["call_model"]
 Flow = Generator[Any, Any, Any]
 #: Finish reasons of an answer that needs no inspection for an error inside a 200.
 _CLEAN = frozenset(("stop", "tool_calls"))
-
-_key_prefix = ""
-_key_counter = itertools.count()
-
-
-def _new_key_prefix() -> None:
-    global _key_prefix, _key_counter
-    _key_prefix = os.urandom(10).hex()
-    _key_counter = itertools.count()
-
-
-_new_key_prefix()
-if hasattr(os, "register_at_fork"):  # no fork on Windows
-    os.register_at_fork(after_in_child=_new_key_prefix)
-
-
-def idempotency_key() -> str:
-    """A new idempotency key (see the module docstring); thread-safe."""
-    return f"{_key_prefix}{next(_key_counter):012x}"
 
 
 def _post_attempt(

@@ -1,8 +1,11 @@
 """Provider-faithful error bodies and headers, for the OpenAI and Anthropic dialects.
 
 OpenAI: ``{"error": {"message", "type", "param", "code"}}`` with ``x-request-id`` and
-``x-ratelimit-*`` headers. Anthropic: ``{"type": "error", "error": {"type", "message"},
-"request_id"}`` with ``request-id`` and ``anthropic-ratelimit-*`` headers.
+``x-ratelimit-*`` headers; mid-stream, ``data: {"error": {...}}``. Anthropic: ``{"type":
+"error", "error": {"type", "message"}, "request_id"}``, with ``error.details.error_code`` when
+the error has a code (the Anthropic SDK picks its exception class by status and that code),
+and ``request-id``, ``x-should-retry`` and ``anthropic-ratelimit-*`` headers; mid-stream,
+``event: error`` whose error object carries ``details`` (``null`` without a code).
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ from surefoot.testing.faults._faults import Status
 __all__ = [
     "Dialect",
     "ErrorSpec",
+    "anthropic_error_code",
     "error_body",
     "error_event_data",
     "error_headers",
     "error_object",
     "error_spec",
     "kind_for_status",
+    "should_retry_header",
 ]
 
 Dialect = Literal["openai", "anthropic"]
@@ -31,7 +36,8 @@ Dialect = Literal["openai", "anthropic"]
 
 @dataclass(frozen=True)
 class ErrorSpec:
-    """One error kind: its usual status and its type, code and message in each dialect."""
+    """One error kind: its usual status and its type, code and message in each dialect
+    (``anthropic_code`` is the ``error.details.error_code``, if the API sends one)."""
 
     status: int
     openai_type: str
@@ -39,6 +45,7 @@ class ErrorSpec:
     openai_message: str
     anthropic_type: str
     anthropic_message: str
+    anthropic_code: str | None = None
 
 
 _SPECS: dict[str, ErrorSpec] = {
@@ -67,7 +74,7 @@ _SPECS: dict[str, ErrorSpec] = {
         "authentication_error", "invalid x-api-key",
     ),
     "permission": ErrorSpec(
-        403, "invalid_request_error", "unsupported_country_region_territory",
+        403, "request_forbidden", "unsupported_country_region_territory",
         "Country, region, or territory not supported",
         "permission_error", "Your API key does not have permission to use the specified resource.",
     ),
@@ -87,12 +94,15 @@ _SPECS: dict[str, ErrorSpec] = {
         "rate_limit_error",
         "Number of request tokens has exceeded your per-minute rate limit.",
     ),
-    "insufficient_quota": ErrorSpec(
+    "insufficient_quota": ErrorSpec(  # Anthropic: the tier's monthly spend cap (see below)
         429, "insufficient_quota", "insufficient_quota",
-        "You exceeded your current quota, please check your plan and billing details.",
-        "billing_error",
-        "Your credit balance is too low to access the Anthropic API. Please go to Plans & "
-        "Billing to upgrade or purchase credits.",
+        "You exceeded your current quota, please check your plan and billing details. For "
+        "more information on this error, read the docs: "
+        "https://platform.openai.com/docs/guides/error-codes/api-errors.",
+        "rate_limit_error",
+        "Your organization has reached the monthly spend limit of its API usage tier. Access "
+        "resumes at the start of next month; move to a higher tier to restore it sooner.",
+        "enforced_spend_limit_reached",
     ),
     "server": ErrorSpec(
         500, "server_error", None, "The server had an error while processing your request. "
@@ -103,8 +113,9 @@ _SPECS: dict[str, ErrorSpec] = {
         "api_error", "Service unavailable",
     ),
     "overloaded": ErrorSpec(
-        529, "server_error", "overloaded", "The engine is currently overloaded, please try "
-        "again later.", "overloaded_error", "Overloaded",
+        529, "server_error", None, "That model is currently overloaded with other requests. "
+        "You can retry your request, or contact us through our help center at "
+        "help.openai.com if the error persists.", "overloaded_error", "Overloaded",
     ),
     "timeout": ErrorSpec(
         504, "server_error", "timeout", "Request timed out.", "timeout_error",
@@ -112,9 +123,25 @@ _SPECS: dict[str, ErrorSpec] = {
     ),
 }  # fmt: skip
 
+#: What the Anthropic API sends for a quota error at other statuses than the 429 of the tier's
+#: spend cap: 402 for billing (no credit left), 400 for a spend limit the organization set.
+_ANTHROPIC_QUOTA_BY_STATUS = {
+    402: (
+        "billing_error",
+        "Your credit balance is too low to access the Anthropic API. Please go to Plans & "
+        "Billing to upgrade or purchase credits.",
+    ),
+    400: (
+        "invalid_request_error",
+        "You have reached your specified API usage limits. You will regain access on the "
+        "first day of next month at 00:00 UTC.",
+    ),
+}
+
 _BY_STATUS = {
     400: "bad_request",
     401: "auth",
+    402: "insufficient_quota",
     403: "permission",
     404: "not_found",
     408: "timeout",
@@ -145,9 +172,21 @@ def _message(template: str, override: str | None, context: dict[str, Any]) -> st
 
 
 def error_object(
-    dialect: Dialect, kind: str, message: str | None = None, **context: Any
+    dialect: Dialect,
+    kind: str,
+    message: str | None = None,
+    *,
+    status: int | None = None,
+    code: str | None = None,
+    in_stream: bool = False,
+    **context: Any,
 ) -> dict[str, Any]:
-    """The inner error object (``{"message", "type", "param", "code"}`` / ``{"type", ...}``)."""
+    """The inner error object (``{"message", "type", "param", "code"}`` / ``{"type", ...}``).
+
+    ``status`` is the HTTP status it is sent with (``None``: the kind's usual one, or inside a
+    200); ``code`` overrides the machine-readable code; ``in_stream`` renders the Anthropic
+    mid-stream shape (``details`` always present, ``null`` without a code).
+    """
     spec = _SPECS[kind]
     if dialect == "openai":
         if kind == "content_filter":  # Azure OpenAI's shape: no type, the filter's verdict
@@ -155,7 +194,7 @@ def error_object(
                 "message": _message(spec.openai_message, message, context),
                 "type": None,
                 "param": "prompt",
-                "code": spec.openai_code,
+                "code": code or spec.openai_code,
                 "status": 400,
                 "innererror": {
                     "code": "ResponsibleAIPolicyViolation",
@@ -167,19 +206,23 @@ def error_object(
                     },
                 },
             }
-        param = (
-            "messages" if kind == "context_length" else ("model" if kind == "not_found" else None)
-        )
         return {
             "message": _message(spec.openai_message, message, context),
             "type": spec.openai_type,
-            "param": param,
-            "code": spec.openai_code,
+            "param": "messages" if kind == "context_length" else None,
+            "code": code or spec.openai_code,
         }
-    return {
-        "type": spec.anthropic_type,
-        "message": _message(spec.anthropic_message, message, context),
-    }
+    error_type, template = spec.anthropic_type, spec.anthropic_message
+    if kind == "insufficient_quota" and status in _ANTHROPIC_QUOTA_BY_STATUS:
+        error_type, template = _ANTHROPIC_QUOTA_BY_STATUS[status]
+    error_code = anthropic_error_code(kind, status, code)
+    details = None if error_code is None else {"error_code": error_code}
+    inner: dict[str, Any] = {"details": details} if in_stream else {}
+    inner["type"] = error_type
+    inner["message"] = _message(template, message, context)
+    if details is not None and not in_stream:
+        inner["details"] = details
+    return inner
 
 
 def error_body(
@@ -187,10 +230,13 @@ def error_body(
     kind: str,
     message: str | None = None,
     request_id: str = "req_0",
+    *,
+    status: int | None = None,
+    code: str | None = None,
     **context: Any,
 ) -> bytes:
-    """The whole JSON error body for ``kind`` in ``dialect``."""
-    inner = error_object(dialect, kind, message, **context)
+    """The whole JSON error body for ``kind`` in ``dialect``, sent with ``status``."""
+    inner = error_object(dialect, kind, message, status=status, code=code, **context)
     doc: dict[str, Any]
     if dialect == "openai":
         doc = {"error": inner}
@@ -199,12 +245,48 @@ def error_body(
     return json.dumps(doc).encode()
 
 
-def error_event_data(dialect: Dialect, kind: str, message: str | None = None) -> str:
-    """The ``data:`` payload of a mid-stream error event."""
-    inner = error_object(dialect, kind, message)
+def error_event_data(
+    dialect: Dialect, kind: str, message: str | None = None, request_id: str | None = None
+) -> str:
+    """The ``data:`` payload of a mid-stream error event: OpenAI ``{"error": {...}}``,
+    Anthropic ``{"type": "error", "error": {"details", "type", "message"}, "request_id"}``."""
+    inner = error_object(dialect, kind, message, in_stream=True)
     if dialect == "openai":
         return json.dumps({"error": inner})
-    return json.dumps({"type": "error", "error": inner})
+    return json.dumps({"type": "error", "error": inner, "request_id": request_id})
+
+
+def anthropic_error_code(kind: str, status: int | None, code: str | None = None) -> str | None:
+    """The ``error.details.error_code`` of an Anthropic error: ``code``, else the kind's own
+    (none for a quota error sent as a 402 or 400, which the API sends without one)."""
+    if code is not None:
+        return code
+    if kind == "insufficient_quota" and status in _ANTHROPIC_QUOTA_BY_STATUS:
+        return None
+    return _SPECS[kind].anthropic_code
+
+
+def should_retry_header(
+    dialect: Dialect,
+    status: int,
+    should_retry: bool | None,
+    kind: str = "bad_request",
+    code: str | None = None,
+) -> str | None:
+    """The ``x-should-retry`` value for an error: the fault's choice, else the provider's.
+
+    The Anthropic API marks its errors (``true`` for 408, 409, 429 and 5xx, ``false`` for
+    the other 4xx), except a spend limit reached (``*_spend_limit_reached``), which is not
+    marked: the SDK retries it by its status, in vain. The OpenAI API sends none.
+    """
+    if should_retry is not None:
+        return "true" if should_retry else "false"
+    if dialect != "anthropic":
+        return None
+    error_code = anthropic_error_code(kind, status, code)
+    if error_code is not None and error_code.endswith("_spend_limit_reached"):
+        return None
+    return "true" if status in (408, 409, 429) or status >= 500 else "false"
 
 
 def _retry_after_text(value: float | str) -> str:
@@ -217,6 +299,10 @@ def error_headers(dialect: Dialect, fault: Status, request_id: str) -> list[tupl
     """Headers for an error response: request id, Retry-After, rate-limit headers, extras."""
     headers: list[tuple[str, str]] = [("content-type", "application/json")]
     headers.append(("x-request-id" if dialect == "openai" else "request-id", request_id))
+    kind = fault.error or kind_for_status(fault.status)
+    retry = should_retry_header(dialect, fault.status, fault.should_retry, kind, fault.code)
+    if retry is not None:
+        headers.append(("x-should-retry", retry))
     if fault.retry_after is not None:
         headers.append(("retry-after", _retry_after_text(fault.retry_after)))
     if fault.retry_after_ms is not None:
@@ -247,6 +333,12 @@ def _ratelimit_headers(dialect: Dialect, reset: float) -> list[tuple[str, str]]:
         ("anthropic-ratelimit-requests-limit", "60"),
         ("anthropic-ratelimit-requests-remaining", "0"),
         ("anthropic-ratelimit-requests-reset", stamp),
+        ("anthropic-ratelimit-input-tokens-limit", "120000"),
+        ("anthropic-ratelimit-input-tokens-remaining", "0"),
+        ("anthropic-ratelimit-input-tokens-reset", stamp),
+        ("anthropic-ratelimit-output-tokens-limit", "30000"),
+        ("anthropic-ratelimit-output-tokens-remaining", "0"),
+        ("anthropic-ratelimit-output-tokens-reset", stamp),
         ("anthropic-ratelimit-tokens-limit", "150000"),
         ("anthropic-ratelimit-tokens-remaining", "0"),
         ("anthropic-ratelimit-tokens-reset", stamp),

@@ -3,7 +3,9 @@
 Every fault takes an optional ``delay`` (seconds of latency before the response headers), so
 ``Status(429, retry_after=2, delay=0.5)`` is a slow rate limit. The YAML name of each fault is
 its ``kind`` class attribute (``status``, ``hang``, ``reset``...); :data:`FAULT_TYPES` maps the
-names to the classes.
+names to the classes. The faults that answer with an HTTP error (:class:`Status`,
+:class:`ContentFilter` with ``mode="error"``) take ``should_retry`` for the ``x-should-retry``
+header the official SDKs obey.
 
 ========================  =========================================================
 fault                     effect
@@ -15,7 +17,7 @@ fault                     effect
 ``Reset(at, ...)``        TCP reset before the headers or in the middle of the body
 ``Truncate(...)``         a stream that ends without its final event / a short body
 ``StreamError(...)``      an error event in the stream after K deltas
-``MalformedToolCall``     a tool call whose arguments are not valid JSON
+``MalformedToolCall``     a tool call whose arguments are not valid JSON (as each provider sends it)
 ``ContentFilter(mode)``   the answer withheld by a content filter, as each provider says it
 ``ErrorIn200(...)``       HTTP 200 whose JSON body is the provider's error object
 ``HugeBody(megabytes)``   a valid answer whose text is N MB long
@@ -111,11 +113,23 @@ class Latency(Fault):
 class Status(Fault):
     """An HTTP error status with a provider-faithful body and headers.
 
-    ``kind`` picks the error (``rate_limit`` vs ``insufficient_quota`` for a 429, for instance);
-    by default it follows from the status. ``retry_after`` sets ``Retry-After`` (seconds, or a
-    string sent verbatim such as an HTTP date), ``retry_after_ms`` sets ``retry-after-ms``,
-    ``ratelimit_headers`` adds ``x-ratelimit-*`` / ``anthropic-ratelimit-*`` (default: on for
-    429), ``headers`` adds any other header.
+    ``error`` picks the error kind (``rate_limit`` vs ``insufficient_quota`` for a 429, for
+    instance); by default it follows from the status (``402`` is ``insufficient_quota``).
+    ``message`` overrides the error's message; ``code`` overrides its machine-readable code
+    (OpenAI ``error.code``; Anthropic ``error.details.error_code``, which the Anthropic SDK maps
+    to its exception class, e.g. ``Status(429, code="ramp_limit_exceeded")``).
+
+    ``retry_after`` sets ``Retry-After`` (seconds, or a string sent verbatim such as an HTTP
+    date), ``retry_after_ms`` sets ``retry-after-ms``, ``ratelimit_headers`` adds
+    ``x-ratelimit-*`` / ``anthropic-ratelimit-*`` (default: on for 429), ``headers`` adds any
+    other header.
+
+    ``should_retry`` sends ``x-should-retry: true`` / ``false``, which both official SDKs obey
+    before their own retry rules (``Status(503, should_retry=False)`` is not retried). By
+    default (``None``) the header is what the provider sends: the Anthropic API marks its
+    errors (``true`` for 408, 409, 429 and 5xx, ``false`` for the other 4xx, the same decision
+    the SDK would make) except a spend limit reached (the 429 ``insufficient_quota``), the
+    OpenAI API sends none.
     """
 
     kind: ClassVar[str] = "status"
@@ -126,6 +140,8 @@ class Status(Fault):
     retry_after_ms: int | None = None
     ratelimit_headers: bool | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    code: str | None = None
+    should_retry: bool | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -200,8 +216,15 @@ class Truncate(Fault):
 class StreamError(Fault):
     """An error event in the stream after ``after_deltas`` content deltas, then the end.
 
-    OpenAI: ``data: {"error": {...}}``; Anthropic: ``event: error`` (``overloaded_error`` by
-    default). A non-streaming request gets the same error inside an HTTP 200.
+    The stream (HTTP 200) stops without its final event, as the providers end a stream that
+    failed after it started. OpenAI: ``data: {"error": {"message", "type", "param",
+    "code"}}``, which the OpenAI SDK raises as ``openai.APIError`` (no status; the error object
+    in ``.body``). Anthropic: ``event: error`` with ``{"type": "error", "error": {"details":
+    null, "type": "overloaded_error", "message": "Overloaded"}, "request_id"}`` by default,
+    which the Anthropic SDK raises as a bare ``anthropic.APIStatusError`` with
+    ``status_code == 200`` and ``.type == "overloaded_error"``. ``error`` picks another kind,
+    ``message`` overrides the message. A non-streaming request gets the same error inside an
+    HTTP 200 (as :class:`ErrorIn200`).
     """
 
     kind: ClassVar[str] = "stream_error"
@@ -217,7 +240,20 @@ class StreamError(Fault):
 
 @dataclass(frozen=True)
 class MalformedToolCall(Fault):
-    """The answer is a tool call whose ``arguments`` text is not valid JSON."""
+    """The answer is a tool call ``name`` whose ``arguments`` text is not valid JSON.
+
+    Each provider and mode shows it as the real API shows a broken tool call:
+
+    * OpenAI, plain and streamed: ``function.arguments`` is the text as is (the API sends the
+      arguments as a string, valid JSON or not; streamed, in ``tool_calls`` delta fragments).
+    * Anthropic, streamed: ``input_json_delta.partial_json`` fragments that assemble to the
+      text, after a ``tool_use`` block started with ``input: {}``.
+    * Anthropic, plain: the Messages API always sends ``input`` as an object, so ``input`` is
+      what can be salvaged of the text: the members completed before it broke off (an
+      incomplete trailing value is dropped, as the SDK's partial-JSON parser does), ``{}`` when
+      none (the default, ``'{"city": "Par'``, gives ``{}``), or ``{}`` when the text is not an
+      object at all. A client then sees a call that fails the tool's schema.
+    """
 
     kind: ClassVar[str] = "malformed_tool_call"
     name: str = "get_weather"
@@ -232,19 +268,21 @@ class ContentFilter(Fault):
     ``finish_reason: "content_filter"`` with ``text``, what was produced before the filter
     (empty by default; ``content`` is ``null`` then); streamed, the deltas of ``text`` and a
     ``content_filter`` finish chunk before ``[DONE]``. Anthropic: ``stop_reason: "refusal"``
-    (streamed in the ``message_delta``), as the Messages API reports a refusal by its
-    safety classifiers.
+    with ``stop_details: {"type": "refusal", ...}`` (streamed in the ``message_delta``), as the
+    Messages API reports a refusal by its safety classifiers.
 
     ``mode="error"``: an HTTP 400 error. OpenAI: Azure OpenAI's filtered-prompt error
     (``code: "content_filter"``, ``innererror.code: "ResponsibleAIPolicyViolation"``);
     Anthropic: ``invalid_request_error`` "Output blocked by content filtering policy". A
-    streamed request gets it before any event. ``message`` overrides the error's message.
+    streamed request gets it before any event. ``message`` overrides the error's message;
+    ``should_retry`` sends ``x-should-retry`` as for :class:`Status`.
     """
 
     kind: ClassVar[str] = "content_filter"
     mode: Literal["finish_reason", "error"] = "finish_reason"
     text: str = ""
     message: str | None = None
+    should_retry: bool | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -256,7 +294,11 @@ class ContentFilter(Fault):
 
 @dataclass(frozen=True)
 class ErrorIn200(Fault):
-    """HTTP 200 whose JSON body is the provider's error object."""
+    """HTTP 200 whose JSON body is the provider's error object (as some gateways answer).
+
+    Neither official SDK checks a 200 body for an error: both return a response object whose
+    fields are ``None`` and whose extra ``error`` attribute holds the error object.
+    """
 
     kind: ClassVar[str] = "error_in_200"
     error: str = "server"

@@ -21,6 +21,7 @@ __all__ = ["ENDPOINTS", "InjectingServer", "dialect_for", "resolve_scenario"]
 ENDPOINTS: dict[str, Dialect] = {
     "/v1/chat/completions": "openai",
     "/chat/completions": "openai",
+    "/openai/v1/chat/completions": "openai",  # Groq's OpenAI-compatible path
     "/v1/messages": "anthropic",
     "/messages": "anthropic",
 }

@@ -179,7 +179,7 @@ class ChaosProxy(InjectingServer):
                 allow_redirects=False,
                 skip_auto_headers=_SKIP_AUTO,
             ) as response:
-                return await self._relay(wire, reader, record, response, fault, dialect)
+                return await self._relay(wire, reader, record, response, fault, dialect, request_id)
         except (aiohttp.ClientError, OSError) as exc:
             if record.status is not None:  # the answer had started: mirror the failure
                 await wire.reset()
@@ -196,6 +196,7 @@ class ChaosProxy(InjectingServer):
         response: aiohttp.ClientResponse,
         fault: Fault | None,
         dialect: Dialect,
+        request_id: str,
     ) -> bool:
         headers = [
             (k.decode("latin-1"), v.decode("latin-1"))
@@ -204,7 +205,10 @@ class ChaosProxy(InjectingServer):
         ]
         content_type = response.headers.get("content-type", "")
         streaming = "text/event-stream" in content_type or response.content_length is None
-        out = Outgoing(response.status, headers, dialect=dialect)
+        upstream_id = response.headers.get("request-id") or response.headers.get("x-request-id")
+        out = Outgoing(
+            response.status, headers, dialect=dialect, request_id=upstream_id or request_id
+        )
         if streaming and response.status != 204 and record.method != "HEAD":
             sse = "text/event-stream" in content_type and _needs_events(fault)
             out.pieces = _events(response) if sse else _chunks(response)

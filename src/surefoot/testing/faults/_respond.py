@@ -53,7 +53,8 @@ class Outgoing:
     """An answer to write: ``body`` for JSON, or ``pieces`` for a stream.
 
     ``total`` is the number of pieces when known; ``next_id`` is the SSE id an injected error
-    event gets (``None``: no id).
+    event gets (``None``: no id); ``request_id`` is the id an injected Anthropic error event
+    carries.
     """
 
     status: int
@@ -64,6 +65,7 @@ class Outgoing:
     next_id: int | None = None
     dialect: Dialect = "openai"
     extra: dict[str, Any] = field(default_factory=dict)
+    request_id: str | None = None
 
 
 async def hang(reader: asyncio.StreamReader) -> bool:
@@ -83,7 +85,9 @@ async def send_error(
 ) -> bool:
     """Write an error response for ``fault``; the connection stays open."""
     kind = fault.error or kind_for_status(fault.status)
-    body = error_body(dialect, kind, fault.message, request_id, **context)
+    body = error_body(
+        dialect, kind, fault.message, request_id, status=fault.status, code=fault.code, **context
+    )
     headers = error_headers(dialect, fault, request_id)
     headers.append(("content-length", str(len(body))))
     record.status = fault.status
@@ -118,7 +122,9 @@ async def apply_early(
     if isinstance(fault, Status):
         return await send_error(wire, record, dialect, fault, request_id, model=model)
     if isinstance(fault, ContentFilter) and fault.mode == "error":
-        filtered = Status(400, error="content_filter", message=fault.message)
+        filtered = Status(
+            400, error="content_filter", message=fault.message, should_retry=fault.should_retry
+        )
         return await send_error(wire, record, dialect, filtered, request_id, model=model)
     error_in_200: ErrorIn200 | None = None
     if isinstance(fault, ErrorIn200):
@@ -130,7 +136,15 @@ async def apply_early(
             dialect, error_in_200.error, error_in_200.message, request_id, model=model
         )
         record.status = 200
-        wire.head(200, [("content-type", "application/json"), ("content-length", str(len(body)))])
+        id_header = "x-request-id" if dialect == "openai" else "request-id"
+        wire.head(
+            200,
+            [
+                ("content-type", "application/json"),
+                (id_header, request_id),
+                ("content-length", str(len(body))),
+            ],
+        )
         wire.body(body)
         return True
     return None
@@ -165,7 +179,7 @@ async def send(
         if isinstance(fault, StreamError) and (
             piece.role == "final" or (piece.role == "delta" and deltas == fault.after_deltas)
         ):
-            data = error_event_data(out.dialect, fault.error, fault.message)
+            data = error_event_data(out.dialect, fault.error, fault.message, out.request_id)
             event = Event(data, "error" if out.dialect == "anthropic" else None)
             next_id = None if out.next_id is None else out.next_id + sent
             await _write(wire, encode_event(event, next_id), drip)

@@ -121,7 +121,8 @@ class Synthesizer:
             if dialect == "openai":
                 obj = completion(reply, name, rid, self.created, finish)
             else:
-                obj = message(reply, name, rid, finish)
+                salvage = isinstance(fault, MalformedToolCall)
+                obj = message(reply, name, rid, finish, salvage=salvage)
             body = json.dumps(obj, separators=(",", ":")).encode()
             headers = [("content-type", "application/json"), id_header]
             out = Outgoing(200, headers, body=body, dialect=dialect)
@@ -162,5 +163,6 @@ class Synthesizer:
             total=len(pieces),
             next_id=max(first, 1),
             dialect=dialect,
+            request_id=id_header[1],
         )
         return await send(wire, reader, record, out, fault)
