@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # Branch coverage the suite must keep (measured with `make test`; raise it, never lower it).
 COVERAGE_MIN ?= 92.5
 
-.PHONY: demo test lint typecheck generate check-generated architecture unit coverage bench clean
+.PHONY: demo test lint typecheck generate check-generated architecture unit coverage reliability bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -42,6 +42,11 @@ unit: $(STAMP)
 	$(BIN)/coverage erase
 	$(BIN)/coverage run -m pytest -q
 	$(BIN)/coverage report --fail-under=$(COVERAGE_MIN)
+
+# The reliability suite (tests/reliability) runs in every `make test` on CI's budget; this is
+# its deeper mode: 20 times the fuzzing examples (see tests/reliability/_budget.py).
+reliability: $(STAMP)
+	SUREFOOT_RELIABILITY=deep $(BIN)/python -m pytest -q -p no:cacheprovider tests/reliability
 
 coverage: unit
 	$(BIN)/coverage html -d coverage-html

@@ -17,6 +17,7 @@ Imports nothing from surefoot: every layer may use it.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, TypeVar
 
 __all__ = [
@@ -24,13 +25,18 @@ __all__ = [
     "clock",
     "count",
     "function",
+    "header",
+    "header_name",
+    "hidden",
     "instance",
     "number",
+    "port",
     "ratio",
     "seconds",
     "shown",
     "text",
     "timeout",
+    "url",
 ]
 
 T = TypeVar("T")
@@ -51,8 +57,23 @@ def shown(value: object) -> str:
     return f"{type(value).__name__} {text_}" if value is not None else "None"
 
 
-def _fail(kind: type[Exception], name: str, rule: str, value: object, fix: str | None) -> Exception:
-    msg = f"{name} must be {rule}, got {shown(value)}"
+def hidden(value: object) -> str:
+    """``value`` as a message shows a secret: its type and length, never its text."""
+    if isinstance(value, (str, bytes)):
+        return f"a {type(value).__name__} of {len(value)} characters (not shown)"
+    return f"a {type(value).__name__} (not shown)"
+
+
+def _fail(
+    kind: type[Exception],
+    name: str,
+    rule: str,
+    value: object,
+    fix: str | None,
+    *,
+    secret: bool = False,
+) -> Exception:
+    msg = f"{name} must be {rule}, got {hidden(value) if secret else shown(value)}"
     if fix:
         msg += f"; {fix}"
     return kind(msg)
@@ -178,4 +199,72 @@ def clock(name: str, value: Any) -> Any:
             value,
             "use surefoot.testing.FakeClock() in tests",
         )
+    return value
+
+
+def port(name: str, value: object, *, fix: str | None = "0 picks a free port") -> int:
+    """A TCP port to listen on: an ``int`` in ``[0, 65535]``."""
+    return count(name, value, low=0, high=65535, fix=fix)
+
+
+#: Characters no header line may hold: CR, LF, NUL and the other C0 controls but tab, and DEL.
+_BAD_HEADER_CHARS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+#: An HTTP header name (RFC 9110 ``token``).
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def header(name: str, value: object, *, secret: bool = False, fix: str | None = None) -> str:
+    """A ``str`` that can be sent as an HTTP header value: no CR, LF, NUL or other control
+    character, and Latin-1 encodable. ``secret`` keeps the value out of the message."""
+    rule = "a str without CR, LF or other control characters"
+    if not isinstance(value, str):
+        raise _fail(TypeError, name, rule, value, fix, secret=secret)
+    if _BAD_HEADER_CHARS.search(value):
+        raise _fail(ValueError, name, rule, value, fix or "remove the line break", secret=secret)
+    try:
+        value.encode("latin-1")
+    except UnicodeEncodeError:
+        raise _fail(
+            ValueError,
+            name,
+            "a str of Latin-1 characters (an HTTP header value)",
+            value,
+            fix,
+            secret=secret,
+        ) from None
+    return value
+
+
+def header_name(name: str, value: object) -> str:
+    """An HTTP header name: a non-empty token (letters, digits and ``!#$%&'*+-.^_`|~``)."""
+    rule = "an HTTP header name (letters, digits, '-' and no space or line break)"
+    if not isinstance(value, str):
+        raise _fail(TypeError, name, rule, value, None)
+    if not _TOKEN.fullmatch(value):
+        raise _fail(ValueError, name, rule, value, None)
+    return value
+
+
+def url(name: str, value: object, *, fix: str | None = None) -> str:
+    """An absolute ``http://`` or ``https://`` URL with a host, and a port in ``[1, 65535]``
+    when it names one."""
+    from urllib.parse import urlsplit
+
+    rule = "an absolute http:// or https:// URL"
+    if not isinstance(value, str):
+        raise _fail(TypeError, name, rule, value, fix)
+    stripped = value.strip()
+    if not stripped or re.search(r"[\x00-\x20\x7f]", stripped):
+        raise _fail(ValueError, name, rule + " (no space or control character)", value, fix)
+    try:
+        parts = urlsplit(stripped)
+        netloc_port = parts.port
+    except ValueError:
+        raise _fail(
+            ValueError, name, rule + " whose port is a number from 1 to 65535", value, fix
+        ) from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise _fail(ValueError, name, rule, value, fix)
+    if netloc_port is not None and not 1 <= netloc_port <= 65535:
+        raise _fail(ValueError, name, rule + " whose port is a number from 1 to 65535", value, fix)
     return value

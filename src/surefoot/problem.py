@@ -33,6 +33,17 @@ class ProblemDetailsError(ValueError):
     """The input is not a problem details document (not JSON, not an object, too large...)."""
 
 
+def _resolve(base_uri: str, ref: str, member: str) -> str:
+    """``ref`` resolved against ``base_uri``; :class:`ProblemDetailsError` when either is not a
+    URI :func:`urllib.parse.urljoin` can split (``//[x``: an invalid IPv6 host)."""
+    try:
+        return urljoin(base_uri, ref)
+    except (ValueError, TypeError) as exc:
+        raise ProblemDetailsError(
+            f"problem {member} {ref[:200]!r} cannot be resolved against {base_uri[:200]!r}: {exc}"
+        ) from None
+
+
 @dataclass(frozen=True, slots=True)
 class ProblemItem:
     """One entry of ``errors[]``: ``message`` and ``details`` are required by the schema."""
@@ -140,9 +151,9 @@ class ProblemDetails:
         instance = instance if isinstance(instance, str) else None
         if base_uri:
             if ptype != "about:blank":
-                ptype = urljoin(base_uri, ptype)
+                ptype = _resolve(base_uri, ptype, "type")
             if instance is not None:
-                instance = urljoin(base_uri, instance)
+                instance = _resolve(base_uri, instance, "instance")
         status = obj.get("status")
         if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
             status = None

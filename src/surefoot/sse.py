@@ -13,10 +13,13 @@ The decoder follows the WHATWG HTML "event stream interpretation" rules
 * a line starting with ``:`` is a comment; ``field:value`` loses one optional space after the
   colon; a line without a colon is a field name with an empty value;
 * ``event`` sets the event type, ``data`` appends a line to the data buffer, ``id`` sets the
-  last event id (even to ``""``) unless the value contains U+0000, ``retry`` sets the
+  last event id *buffer* (even to ``""``) unless the value contains U+0000, ``retry`` sets the
   reconnection time if the value is ASCII digits only; any other field is ignored;
-* a blank line dispatches the event, unless no ``data`` line was seen, in which case the event
-  type and data buffers are reset and nothing is dispatched; the last event id persists.
+* a blank line dispatches the event: the last event id buffer becomes the stream's last event
+  id (:attr:`SSEDecoder.last_event_id`, even when no ``data`` line was seen), then, unless no
+  ``data`` line was seen, the event is delivered; the event type and data buffers are reset
+  and the last event id buffer persists. An ``id`` line whose block is cut before its blank
+  line therefore never becomes ``last_event_id``: resuming from it cannot skip that event.
 
 At the end of the stream, an unterminated final line and an event that was not yet dispatched
 by a blank line are discarded, as the specification requires (see :meth:`SSEDecoder.flush`).
@@ -41,6 +44,8 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from surefoot import _check
+
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "SSEDecoder",
@@ -56,6 +61,51 @@ DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 _LINE_ALLOWANCE = 64
 """Room for a field name: the default line bound is ``max_event_bytes`` plus this."""
 
+_BLOCK = 8 * 1024
+"""feed() decodes a larger chunk in blocks of this many bytes: splitting a block into lines
+costs a small multiple of its size (an object per line), which must not scale with a chunk."""
+
+_FANOUT = 32
+"""Pieces of a pending line or event joined at a time (see :func:`_rope_push`)."""
+
+
+def _rope_push(levels: list[list[str]], piece: str, sep: str) -> None:
+    """Append ``piece`` to a rope: ``levels[0]`` holds the newest pieces, and whenever a level
+    holds ``_FANOUT`` pieces they are joined into one piece of the next level.
+
+    A text that arrives in many small pieces (a long line in tiny chunks, an event of many short
+    data lines) is thus held in few large strings: per-object overhead is a few kilobytes in
+    all, where a plain list of pieces costs up to 30 times the text's size, and each character
+    is copied once per level (log base ``_FANOUT`` of the number of pieces), not once per piece.
+    """
+    level = 0
+    while True:
+        if level == len(levels):
+            levels.append([])
+        pieces = levels[level]
+        pieces.append(piece)
+        if len(pieces) < _FANOUT:
+            return
+        piece = sep.join(pieces)
+        pieces.clear()
+        level += 1
+
+
+def _rope_pieces(levels: list[list[str]]) -> list[str]:
+    """The pieces of a rope, oldest first."""
+    return [piece for pieces in reversed(levels) for piece in pieces]
+
+
+def _limit(name: str, value: object) -> int:
+    """A size limit: an ``int >= 1`` (``bool``, floats, NaN and infinities are refused, as a
+    NaN or an infinite bound would silently switch the limit off)."""
+    rule = "positive (an int >= 1)"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be {rule}, got {_check.shown(value)}")
+    if value < 1:
+        raise ValueError(f"{name} must be {rule}, got {_check.shown(value)}")
+    return value
+
 
 class SSEProtocolError(ValueError):
     """The event stream broke a limit of the decoder (a line or an event too large)."""
@@ -65,8 +115,9 @@ class SSEProtocolError(ValueError):
 class ServerSentEvent:
     """One dispatched event.
 
-    ``id`` is the decoder's last event id when the event was dispatched (``""`` if none was ever
-    set); ``retry`` is the reconnection time in milliseconds if this event's block set one.
+    ``id`` is the stream's last event id buffer when the event was dispatched (``""`` if none
+    was ever set), which is then the decoder's ``last_event_id``; ``retry`` is the reconnection
+    time in milliseconds if this event's block set one.
     """
 
     event: str = "message"
@@ -99,30 +150,35 @@ def _utf8_size(text: str) -> int:
 class SSEDecoder:
     """Incremental ``text/event-stream`` decoder: feed it bytes, get :class:`ServerSentEvent`.
 
-    ``last_event_id`` is the last event id set by the stream (``""`` if none) and ``retry`` the
-    reconnection time in milliseconds the stream asked for (``None`` if it never did); both
-    persist across events and across :meth:`flush`, so they can drive a reconnection.
+    ``last_event_id`` is the stream's last event id: the value of the ``id`` buffer when an
+    event was last dispatched by a blank line (``""`` if none), so it never names an event that
+    was not delivered (an ``id`` line of a block cut before its blank line does not count);
+    ``retry`` is the reconnection time in milliseconds the stream asked for (``None`` if it
+    never did). Both persist across events and across :meth:`flush`, so they can drive a
+    reconnection.
 
     Memory is bounded: an event whose data exceeds ``max_event_bytes`` (UTF-8 bytes, default
     16 MiB) or a line longer than ``max_line_bytes`` (default ``max_event_bytes`` + 64, so that
     any data line the event bound allows fits) makes :meth:`feed` raise
-    :class:`SSEProtocolError`. Data still pending is checked at the end of every :meth:`feed`
-    call, so the decoder never buffers much more than one chunk beyond the bounds. After that
-    error the decoder is unusable: every later :meth:`feed` or :meth:`flush` raises it again.
+    :class:`SSEProtocolError`. Data still pending is checked after every 8 KiB of input, and
+    pending text is held in few large strings, so the decoder holds at most about twice the
+    bounds (once more while it joins an event's data) plus a constant, however the stream is
+    chunked; a text with characters beyond U+00FF takes 2 or 4 bytes per character in a Python
+    ``str``. After that error the decoder is unusable: every later :meth:`feed` or
+    :meth:`flush` raises it again.
     """
 
     __slots__ = (
         "_at_start",
         "_block_retry",
         "_data",
-        "_data_counted",
         "_data_size",
-        "_data_sized",
         "_decode",
         "_decoder",
         "_error",
         "_event_quick",
         "_event_type",
+        "_id_buffer",
         "_line_quick",
         "_partial",
         "_partial_size",
@@ -139,12 +195,11 @@ class SSEDecoder:
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         max_line_bytes: int | None = None,
     ) -> None:
-        if max_event_bytes < 1:
-            raise ValueError(f"max_event_bytes must be positive, got {max_event_bytes}")
+        max_event_bytes = _limit("max_event_bytes", max_event_bytes)
         if max_line_bytes is None:
             max_line_bytes = max_event_bytes + _LINE_ALLOWANCE
-        elif max_line_bytes < 1:
-            raise ValueError(f"max_line_bytes must be positive, got {max_line_bytes}")
+        else:
+            max_line_bytes = _limit("max_line_bytes", max_line_bytes)
         self.max_event_bytes = max_event_bytes
         self.max_line_bytes = max_line_bytes
         # A text of n characters has between n and 4n UTF-8 bytes: at or below limit // 4
@@ -152,6 +207,7 @@ class SSEDecoder:
         self._event_quick = max_event_bytes // 4
         self._line_quick = max_line_bytes // 4
         self.last_event_id = ""
+        self._id_buffer = ""
         self.retry: int | None = None
         self._error: str | None = None
         self._reset_stream()
@@ -161,16 +217,17 @@ class SSEDecoder:
         self._decode = self._decoder.decode
         self._at_start = True  # no character decoded yet: a BOM may still come
         self._skip_lf = False  # the last chunk ended with CR: an LF now is part of that line end
-        self._partial: list[str] = []  # the unterminated line so far, in pieces
+        self._partial: list[list[str]] = []  # the unterminated line so far: a rope of pieces
         self._partial_size = 0  # its UTF-8 size
+        # A new stream starts from the last dispatched id: an id whose event was cut is gone.
+        self._id_buffer = self.last_event_id
         self._reset_event()
 
     def _reset_event(self) -> None:
-        self._data: list[str] = []
-        # The UTF-8 size of the first _data_counted lines of _data_sized, an event's data lines
-        # pending at the end of a feed(); feed() starts a new list for each event.
-        self._data_sized: list[str] | None = None
-        self._data_counted = 0
+        # The data lines of an event pending at the end of a feed() block: a rope of groups of
+        # lines, each group its lines joined by "\n"; _data_size is their UTF-8 size, plus 1
+        # per group (for the "\n" joining it to the next one).
+        self._data: list[list[str]] = []
         self._data_size = 0
         self._event_type = ""
         self._block_retry: int | None = None
@@ -179,6 +236,15 @@ class SSEDecoder:
         """Decode the next chunk of the stream; return the events it completed, in order."""
         if self._error is not None:
             raise SSEProtocolError(self._error)
+        if len(chunk) <= _BLOCK:
+            return self._feed(chunk)
+        view = memoryview(chunk)
+        events: list[ServerSentEvent] = []
+        for start in range(0, len(view), _BLOCK):
+            events += self._feed(view[start : start + _BLOCK])
+        return events
+
+    def _feed(self, chunk: bytes | memoryview) -> list[ServerSentEvent]:
         text: str = self._decode(chunk)
         if not text:
             return []
@@ -206,30 +272,37 @@ class SSEDecoder:
                 if text.count("\r") != crlf or text.count("\n") != crlf:
                     # Mixed line ends: make CRLF, then each lone CR, an LF (faster than a regex).
                     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        long_text = len(text) > self._line_quick
+        del text  # the lines hold it, in pieces
         tail = lines.pop()
         if not lines:  # no line end in this chunk: the line goes on
             self._extend_partial(tail)
             return []
-        if self._partial:
+        if self._partial_size:
             first = lines[0]
-            if self._partial_size + len(first) > self._line_quick:
+            size = self._partial_size + len(first)
+            if size > self._line_quick:
                 size = self._partial_size + _utf8_size(first)
                 if size > self.max_line_bytes:
                     raise self._fail(
                         f"SSE line of {size} bytes exceeds max_line_bytes={self.max_line_bytes}"
                     )
-            self._partial.append(first)
-            lines[0] = "".join(self._partial)
+            pieces = _rope_pieces(self._partial)
+            pieces.append(first)
             self._partial = []
             self._partial_size = 0
-        if len(text) > self._line_quick:
+            lines[0] = "".join(pieces)
+            del pieces
+        if long_text:
             self._check_lines(lines)
 
         events: list[ServerSentEvent] = []
-        data = self._data
+        data: list[str] = []  # this block's data lines of the pending event
+        pending = self._data_size != 0  # and its lines from earlier blocks, in self._data
         event_type = self._event_type
         block_retry = self._block_retry
-        last_id = self.last_event_id
+        last_id = self._id_buffer
+        dispatched_id = self.last_event_id
         event_quick = self._event_quick
         new, set_event, set_data, set_id, set_retry = (
             _new_instance,
@@ -240,8 +313,13 @@ class SSEDecoder:
         )
         for line in lines:
             if not line:  # a blank line dispatches
-                if data:
-                    value = "\n".join(data)  # returns data[0] itself if it is the only line
+                dispatched_id = last_id
+                if data or pending:
+                    if pending:
+                        value = self._take_data(data)
+                        pending = False
+                    else:
+                        value = "\n".join(data)  # returns data[0] itself if it is the only line
                     if len(value) > event_quick:
                         self._check_event(value)
                     sse = new(ServerSentEvent)
@@ -272,7 +350,6 @@ class SSEDecoder:
                 elif name == "id":
                     if "\0" not in value:
                         last_id = value
-                        self.last_event_id = value
                 elif name == "retry" and value.isdigit() and value.isascii():
                     try:
                         block_retry = int(value)
@@ -283,13 +360,13 @@ class SSEDecoder:
                         except ValueError:  # thousands of digits: not a real delay, ignored
                             continue
                     self.retry = block_retry
-        self._data = data
         self._event_type = event_type
         self._block_retry = block_retry
+        self._id_buffer = last_id
+        self.last_event_id = dispatched_id
         if data:
-            self._check_pending_data()
-        elif self._data_sized is not None:
-            self._data_sized = None  # do not keep a dispatched event's lines alive
+            self._add_pending_data(data)
+        del lines, data
         if tail:
             self._extend_partial(tail)
         return events
@@ -307,7 +384,9 @@ class SSEDecoder:
         :meth:`feed`.
 
         The decoder is then ready for a new stream (a reconnection): a leading BOM is stripped
-        again, while ``last_event_id`` and ``retry`` are kept.
+        again, while ``last_event_id`` and ``retry`` are kept; an ``id`` whose event was cut
+        before its blank line is dropped with that event, so the new stream's events carry
+        ``last_event_id`` until it sends an ``id`` of its own.
         """
         if self._error is not None:
             raise SSEProtocolError(self._error)
@@ -317,11 +396,12 @@ class SSEDecoder:
     def _fail(self, message: str) -> SSEProtocolError:
         self._error = message
         self._partial = []
+        self._partial_size = 0
         self._reset_event()
         return SSEProtocolError(message)
 
     def _extend_partial(self, piece: str) -> None:
-        self._partial.append(piece)
+        _rope_push(self._partial, piece, "")
         self._partial_size += _utf8_size(piece)
         if self._partial_size > self.max_line_bytes:
             raise self._fail(
@@ -345,21 +425,25 @@ class SSEDecoder:
                 f"SSE event data of {size} bytes exceeds max_event_bytes={self.max_event_bytes}"
             )
 
-    def _check_pending_data(self) -> None:
-        data = self._data
-        if self._data_sized is not data:
-            self._data_sized = data
-            self._data_counted = self._data_size = 0
-        size = self._data_size
-        for line in data[self._data_counted :]:
-            size += _utf8_size(line) + 1  # + 1 for the "\n" joining it to the next line
-        self._data_counted = len(data)
-        self._data_size = size
+    def _add_pending_data(self, data: list[str]) -> None:
+        group = "\n".join(data)
+        size = self._data_size + _utf8_size(group) + 1  # + 1 for the "\n" after it
         if size - 1 > self.max_event_bytes:
             raise self._fail(
                 f"SSE event data exceeds max_event_bytes={self.max_event_bytes} "
                 f"(at least {size - 1} bytes before its end)"
             )
+        _rope_push(self._data, group, "\n")
+        self._data_size = size
+
+    def _take_data(self, data: list[str]) -> str:
+        """The pending event's data: its lines from earlier blocks, then ``data``."""
+        groups = _rope_pieces(self._data)
+        if data:
+            groups.append("\n".join(data))
+        self._data = []
+        self._data_size = 0
+        return "\n".join(groups)
 
 
 def iter_events(

@@ -16,8 +16,12 @@ from surefoot._classify._util import as_dict, as_str, status_of
 
 __all__ = ["extract_html", "extract_json", "extract_text", "is_html"]
 
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.IGNORECASE | re.DOTALL)
+# ``<title[^>]*>(.*?)</title>`` (and the same for ``<h1>``), found in linear time: as a regex
+# it tries every unclosed ``<title`` against the rest of the page, quadratic on a page of them.
+_TAGS = (
+    (re.compile(r"<title", re.IGNORECASE), re.compile(r"</title>", re.IGNORECASE)),
+    (re.compile(r"<h1", re.IGNORECASE), re.compile(r"</h1>", re.IGNORECASE)),
+)
 _TAG = re.compile(r"<[^>]{0,256}>")
 _MESSAGE_KEYS = ("message", "Message", "error_message", "errorMessage", "msg", "detail", "title")
 
@@ -29,14 +33,34 @@ def is_html(text: str, headers: dict[str, str]) -> bool:
     )
 
 
+def _element(window: str, open_tag: re.Pattern[str], close_tag: re.Pattern[str]) -> str | None:
+    """The content of the first ``<tag ...>...</tag>`` of ``window``, exactly as the regex
+    ``<tag[^>]*>(.*?)</tag>`` (IGNORECASE, DOTALL) finds it, in linear time.
+
+    The leftmost opening ``<tag`` is the only candidate: its ``[^>]*>`` ends at the first ``>``
+    after it, and any later opening ends at that ``>`` or later, so it sees no closing tag the
+    first one does not see.
+    """
+    m = open_tag.search(window)
+    if m is None:
+        return None
+    gt = window.find(">", m.end())
+    if gt < 0:
+        return None
+    end = close_tag.search(window, gt + 1)
+    if end is None:
+        return None
+    return window[gt + 1 : end.start()]
+
+
 def extract_html(text: str) -> Finding:
     """The page's title (or first heading) as the message; the status decides the rest."""
     window = text[:65536]
     parts: list[str] = []
-    for pattern in (_TITLE, _H1):
-        m = pattern.search(window)
-        if m:
-            parts.append(" ".join(_TAG.sub(" ", m.group(1)).split())[:512])
+    for open_tag, close_tag in _TAGS:
+        content = _element(window, open_tag, close_tag)
+        if content is not None:
+            parts.append(" ".join(_TAG.sub(" ", content).split())[:512])
     message = parts[0] if parts else ""
     if "cloudflare" in window.lower() and "cloudflare" not in message.lower():
         message = f"{message} (cloudflare)" if message else "cloudflare error page"

@@ -87,7 +87,11 @@ def _int(value: str | None) -> int | None:
     if value is None:
         return None
     v = value.strip()
-    if not v or len(v) > 19 or not v.isdigit():
+    # ASCII only: str.isdigit() accepts superscripts ("\u00b2", "\u00b3", "\u00b9" in a
+    # latin-1 header) that int() refuses, and float() takes other scripts' digits.
+    if not v or not v.isascii():
+        return None
+    if len(v) > 19 or not v.isdigit():
         try:
             f = float(v)
         except ValueError:
@@ -102,7 +106,7 @@ def _seconds(value: str | None) -> float | None:
     if value is None:
         return None
     v = value.strip()
-    if not v or len(v) > 64:
+    if not v or len(v) > 64 or not v.isascii():
         return None
     try:
         f = float(v)

@@ -20,13 +20,19 @@ A 5xx-class failure during a stream is retryable (``in_stream``).
 
 from __future__ import annotations
 
+import re
 import time
 
 from surefoot._classify import _bedrock
 from surefoot._classify._build import build, fallback_error, refine, retry_hint
 from surefoot._classify._dialects import json_finding
 from surefoot._classify._input import MAX_BODY_BYTES, Body, decode_body
-from surefoot._classify._response import inspect_object, refusal_finding, responses_finding
+from surefoot._classify._response import (
+    FINISH_REASONS,
+    inspect_object,
+    refusal_finding,
+    responses_finding,
+)
 from surefoot._classify._rules import Finding, decide
 from surefoot._classify._util import as_dict, as_str
 from surefoot.errors import SurefootError
@@ -136,6 +142,30 @@ def classify_event(
         return fallback_error(f"unclassifiable event ({type(exc).__name__})", provider, model)
 
 
+# Every failure classify_event can find in an ordinary event (not "error", a Bedrock
+# "...Exception" frame or a refusal event) needs one of these in its data, lower-cased: an
+# ``error`` member or type, a refusal, Gemini's ``promptFeedback``, or a failing finish/stop
+# reason (compared lower-case, so "SAFETY" counts). A backslash may be a JSON escape spelling
+# any of them (or a JSON string holding JSON): such data is always classified.
+_TRIGGER_WORDS = {"error", "refusal", "promptfeedback", "\\", *FINISH_REASONS}
+_TRIGGERS = re.compile(
+    "|".join(
+        re.escape(w)
+        for w in sorted(_TRIGGER_WORDS)
+        if not any(o != w and o in w for o in _TRIGGER_WORDS)
+    )
+)
+
+
+def _may_fail(name: str, data: str) -> bool:
+    """False only when :func:`classify_event` certainly returns ``None`` for this event: a
+    linear pre-filter sparing the JSON decoding and walk of a stream's ordinary chunks."""
+    lname = name.lower()
+    if lname == "error" or lname.endswith("exception") or lname in _REFUSAL_EVENTS:
+        return True
+    return _TRIGGERS.search(data.lower()) is not None
+
+
 def _iter_sse(text: str) -> list[tuple[str, str]]:
     from surefoot.sse import SSEDecoder
 
@@ -168,6 +198,8 @@ def scan_success(
         except Exception:
             events = []
         for name, data in events:
+            if not _may_fail(name, data):
+                continue
             err = classify_event(name, data, provider=provider, model=model)
             if err is not None:
                 return err

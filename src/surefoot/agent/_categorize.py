@@ -12,7 +12,9 @@ Decided in this order, walking the exception and its ``__cause__``/``__context__
 6. :func:`surefoot.classify_exception`: an HTTP status 4xx is ``CLIENT_ERROR`` and 5xx
    ``SERVER_ERROR`` (httpx, aiohttp, requests, urllib and anything carrying a ``status``), the
    kinds ``network`` and ``timeout`` are ``NETWORK`` (refused, reset, DNS, TLS, timeouts, the
-   run deadline);
+   run deadline) unless an HTTP response was received: a 408, 499, 504, 522 or 524 response
+   is classified as a timeout but is still ``CLIENT_ERROR`` (408, 499: not retryable) or
+   ``SERVER_ERROR`` (504, 522, 524), as its status says;
 7. ``UNKNOWN``.
 
 ``INVOCATION`` is decided by the driver, which knows when the call itself could not be made
@@ -90,9 +92,12 @@ def categorize(exc: BaseException, action_type: str) -> tuple[ActionCategory, in
     if typed is None:
         typed = classify_exception(exc)
     status = typed.context.http_status
+    # A real HTTP failure response (its status in the error's context) is CLIENT_ERROR or
+    # SERVER_ERROR even when its kind is timeout: 408, 499, 504, 522, 524 came over HTTP.
+    responded = status is not None and 400 <= status <= 599
     if status is None and not fresh:
         status = typed.status  # a surefoot error raised by the action: its catalog status
-    if typed.kind in ("network", "timeout") and (fresh or typed.context.http_status is None):
+    if typed.kind in ("network", "timeout") and not responded:
         return ActionCategory.NETWORK, None
     if status is not None and 400 <= status <= 499:
         return ActionCategory.CLIENT_ERROR, status

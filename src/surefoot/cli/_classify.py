@@ -11,6 +11,7 @@ member instead of stopping the run.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Iterable
@@ -18,6 +19,7 @@ from typing import Any, TextIO
 
 from surefoot import catalog
 from surefoot._classify import classify, ratelimit_of
+from surefoot.cli._out import clean, safe, say
 from surefoot.errors import SurefootError
 
 __all__ = ["classify_line", "register", "run", "run_jsonl", "verdict"]
@@ -171,7 +173,7 @@ def run_jsonl(src: TextIO, dst: TextIO) -> int:
             out = {"error": f"{type(exc).__name__}: {exc}"}
         if "error" in out:
             bad += 1
-        write(dumps(out, ensure_ascii=False, default=str) + "\n")
+        write(safe(dumps(out, ensure_ascii=False, default=str), dst) + "\n")
     dst.flush()
     return bad
 
@@ -179,15 +181,32 @@ def run_jsonl(src: TextIO, dst: TextIO) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.jsonl is not None:
         if args.jsonl == "-":
-            bad = run_jsonl(sys.stdin, sys.stdout)
+            bad = run_jsonl(_stdin_text(), sys.stdout)
         else:
-            with open(args.jsonl, encoding="utf-8", errors="replace") as fh:
-                bad = run_jsonl(fh, sys.stdout)
+            try:
+                fh = open(args.jsonl, encoding="utf-8", errors="replace")  # noqa: SIM115
+            except OSError as exc:
+                reason = exc.strerror or type(exc).__name__
+                print(
+                    clean(f"surefoot classify: cannot read --jsonl {args.jsonl}: {reason}"),
+                    file=sys.stderr,
+                )
+                return 2
+            with fh:
+                try:
+                    bad = run_jsonl(fh, sys.stdout)
+                except OSError as exc:
+                    reason = exc.strerror or type(exc).__name__
+                    print(
+                        safe(f"surefoot classify: cannot read --jsonl {args.jsonl}: {reason}"),
+                        file=sys.stderr,
+                    )
+                    return 2
         return 1 if bad else 0
     try:
         body = _read_body(args.body)
     except OSError as exc:
-        print(f"surefoot classify: cannot read the body: {exc}", file=sys.stderr)
+        print(clean(f"surefoot classify: cannot read the body: {exc}"), file=sys.stderr)
         return 2
     if args.status is None and not args.header and not body:
         print(
@@ -205,7 +224,15 @@ def run(args: argparse.Namespace) -> int:
         in_stream=args.in_stream,
     )
     if args.json:
-        print(json.dumps(verdict(err), ensure_ascii=False, default=str))
+        say(json.dumps(verdict(err), ensure_ascii=False, default=str))
     else:
-        print(_explain(err))
+        say(_explain(err))
     return 0
+
+
+def _stdin_text() -> TextIO:
+    """stdin as text that never fails to decode (bad UTF-8 becomes U+FFFD)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:
+        return sys.stdin
+    return io.TextIOWrapper(buffer, encoding="utf-8", errors="replace")

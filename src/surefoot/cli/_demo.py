@@ -56,11 +56,21 @@ def register(sub: Any) -> None:
 
 
 def _options(args: argparse.Namespace) -> DemoOptions:
+    from surefoot import _check
     from surefoot.demo import DemoOptions
 
     api_key = args.api_key
     if args.base_url is not None and api_key is None:
         api_key = os.environ.get(API_KEY_ENV) or None
+    if args.base_url is not None:
+        _check.url(
+            "--base-url", args.base_url, fix="the API root, like 'https://api.openai.com/v1'"
+        )
+    if api_key is not None:
+        _check.text("--api-key", api_key)
+        _check.header("--api-key", api_key, secret=True, fix="pass the key without a line break")
+    if args.model is not None:
+        _check.text("--model", args.model)
     return DemoOptions(base_url=args.base_url, api_key=api_key, model=args.model, style=args.style)
 
 
@@ -74,14 +84,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from surefoot.cli._out import clean
+
     # Imported here so that a Ctrl-C while the client's dependencies load is a clean stop too.
     from surefoot.demo import Timeline, make_console, run_demo, to_json, write_html
 
     err = make_console(sys.stderr)
     try:
         options = _options(args)
-    except ValueError as exc:
-        err.print(f"surefoot demo: {exc}", markup=False, highlight=False)
+    except (TypeError, ValueError) as exc:
+        err.print(clean(f"surefoot demo: {exc}"), markup=False, highlight=False, soft_wrap=True)
         return 2
     html = Path(args.html) if args.html else None
     if html is not None and not html.parent.is_dir():

@@ -8,6 +8,8 @@ import sys
 from typing import Any
 
 from surefoot import catalog
+from surefoot._redact import redact
+from surefoot.cli._out import clean
 
 __all__ = ["register", "run"]
 
@@ -64,10 +66,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out: dict[str, Any] = {"entries": [e.as_dict() for e in found]}
         if unknown:
-            out["unknown"] = [{"code": u.code, "suggestions": u.suggestions} for u in unknown]
+            out["unknown"] = [
+                {"code": redact(u.code), "suggestions": u.suggestions} for u in unknown
+            ]
         print(json.dumps(out, indent=2))
     else:
         print("\n\n".join(_render(e) for e in found))
     for u in unknown:
-        print(f"surefoot explain: {u}", file=sys.stderr)
+        print(clean(f"surefoot explain: {u}"), file=sys.stderr)
     return 2 if unknown else 0

@@ -15,6 +15,7 @@ import threading
 from types import FrameType
 from typing import Any
 
+from surefoot.cli._out import clean
 from surefoot.testing.faults import (
     ChaosProxy,
     FaultServer,
@@ -63,7 +64,20 @@ def register(sub: Any) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenario", metavar="FILE", help="YAML scenario (default: no faults)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    p.add_argument("--port", type=_port, default=0, help="port (default: a free one)")
+
+
+def _port(text: str) -> int:
+    """``--port``: an int in 0..65535 (argparse reports anything else as a usage error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"port must be between 0 and 65535, got {value}; 0 picks a free port"
+        )
+    return value
 
 
 def _usage(p: argparse.ArgumentParser) -> int:
@@ -77,9 +91,11 @@ def _scenario(args: argparse.Namespace) -> Scenario | None:
     try:
         return load_scenario(args.scenario)
     except ScenarioError as exc:
-        print(f"surefoot faults: bad scenario: {exc}", file=sys.stderr)
+        print(clean(f"surefoot faults: bad scenario: {exc}"), file=sys.stderr)
     except OSError as exc:
-        print(f"surefoot faults: cannot read {args.scenario}: {exc.strerror}", file=sys.stderr)
+        print(
+            clean(f"surefoot faults: cannot read {args.scenario}: {exc.strerror}"), file=sys.stderr
+        )
     return None
 
 
@@ -87,7 +103,11 @@ def run_serve(args: argparse.Namespace) -> int:
     scenario = _scenario(args)
     if scenario is None:
         return 2
-    server = FaultServer(scenario, host=args.host, port=args.port)
+    try:
+        server = FaultServer(scenario, host=args.host, port=args.port)
+    except (TypeError, ValueError) as exc:
+        print(clean(f"surefoot faults: {exc}"), file=sys.stderr)
+        return 2
     return _run(server, "fault server", len(scenario.rules), len(scenario.models))
 
 
@@ -97,8 +117,8 @@ def run_proxy(args: argparse.Namespace) -> int:
         return 2
     try:
         proxy = ChaosProxy(args.upstream, scenario, host=args.host, port=args.port)
-    except ValueError as exc:
-        print(f"surefoot faults: {exc}", file=sys.stderr)
+    except (TypeError, ValueError) as exc:
+        print(clean(f"surefoot faults: {exc}"), file=sys.stderr)
         return 2
     return _run(proxy, f"chaos proxy to {proxy.upstream}", len(scenario.rules), None)
 
@@ -133,11 +153,12 @@ def _start(server: ThreadedServer) -> int:
     try:
         server.start()
     except PortInUseError as exc:
-        print(f"surefoot faults: {exc}", file=sys.stderr)
+        print(clean(f"surefoot faults: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:
         print(
-            f"surefoot faults: cannot listen on {server.host}:{server.port}: {exc}", file=sys.stderr
+            clean(f"surefoot faults: cannot listen on {server.host}:{server.port}: {exc}"),
+            file=sys.stderr,
         )
         return 2
     return 0

@@ -138,8 +138,8 @@ class CircuitBreaker:
         on_state_change: BreakerListener | None = None,
     ) -> None:
         _check.text("name", name, fix="breakers sharing a store need distinct names")
-        if mode not in ("consecutive", "ratio"):
-            raise ValueError(f"mode must be 'consecutive' or 'ratio', got {mode!r}")
+        _check.choice("mode", mode, ("consecutive", "ratio"))
+        _check.function("on_state_change", on_state_change, "taking (name, old, new)")
         ratio = _check.ratio("failure_ratio", failure_ratio)
         recovery = _check.seconds("recovery_timeout", recovery_timeout)
         win = _check.seconds("window", window, positive=mode == "ratio")

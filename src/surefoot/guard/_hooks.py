@@ -42,6 +42,10 @@ class GuardHooks:
     on_breaker_state_change: Callable[[str, BreakerState, BreakerState], object] | None = None
     on_store_event: Callable[[StoreEvent], object] | None = None
 
+    def __post_init__(self) -> None:
+        for name in _HOOKS:  # a hook that is not callable would fail at its first call
+            _check.function(name, getattr(self, name), "a function, or None")
+
     @classmethod
     def coerce(cls, hooks: object) -> GuardHooks | None:
         """``hooks`` as a :class:`GuardHooks` (``None`` stays ``None``); ``TypeError`` for an

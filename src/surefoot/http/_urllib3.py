@@ -1,33 +1,87 @@
-"""The sync transport on urllib3: one pool manager, bounded bodies, per-call timeouts."""
+"""The sync transport on urllib3: one pool manager, bounded bodies, per-call timeouts.
+
+A call with a timeout is bounded by it as a whole, not read by read: once the headers are in,
+the connection's socket is armed with :func:`surefoot._backends._shutter.shut_at` for the time
+left, so a body that drips a byte at a time (each read quick, their sum not) ends at the
+deadline with a :class:`TimeoutError`. The socket timeout bounds the connect and the headers.
+A response that fails is closed before the error is raised: the error (and its traceback, which
+holds the response) never keeps the connection open.
+"""
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterator, Mapping
 
 import urllib3
 
+from surefoot._backends._shutter import Armed, shut_at
 from surefoot.http._types import DEFAULT_MAX_BODY, BodyTooLargeError, LowerHeaders, Response
 
 __all__ = ["Urllib3Transport"]
 
 
-class _Stream:
-    __slots__ = ("_max", "_resp", "headers", "status")
+_DEADLINE_MESSAGE = "the response did not arrive before the deadline"
 
-    def __init__(self, resp: urllib3.BaseHTTPResponse, max_body: int) -> None:
+
+def _arm(resp: urllib3.BaseHTTPResponse, end: float | None) -> Armed | None:
+    """Shut the response's socket at ``end`` (monotonic), so no read blocks past it."""
+    if end is None:
+        return None
+    sock = getattr(getattr(resp, "connection", None), "sock", None)
+    if not isinstance(sock, socket.socket):
+        return None
+    return shut_at(end - time.monotonic(), sock)
+
+
+def _fired(armed: Armed | None) -> bool:
+    """Whether the deadline shut the socket (call before :meth:`Armed.disarm`)."""
+    return armed is not None and armed.sock is None
+
+
+class _Stream:
+    __slots__ = ("_armed", "_max", "_resp", "headers", "status")
+
+    def __init__(
+        self, resp: urllib3.BaseHTTPResponse, max_body: int, armed: Armed | None = None
+    ) -> None:
         self._resp = resp
         self._max = max_body
+        self._armed = armed
         self.status = resp.status
         self.headers: Mapping[str, str] = LowerHeaders(resp.headers)
 
     def chunks(self) -> Iterator[bytes]:
-        yield from self._resp.stream(8192, decode_content=True)
+        try:
+            yield from self._resp.stream(8192, decode_content=True)
+        except Exception:
+            self._fail()
+            raise
+        if _fired(self._armed):  # the shut socket read as the end: the deadline's doing
+            self._fail()
 
     def read(self) -> bytes:
-        return _read_bounded(self._resp, self._max)
+        try:
+            data = _read_bounded(self._resp, self._max)
+        except Exception:
+            self._fail()
+            raise
+        if _fired(self._armed):
+            self._fail()
+        return data
+
+    def _fail(self) -> None:
+        """Close the connection, then raise the deadline's error if it shut the socket."""
+        fired = _fired(self._armed)
+        self.close()
+        if fired:
+            raise TimeoutError(_DEADLINE_MESSAGE) from None
 
     def close(self) -> None:
+        armed, self._armed = self._armed, None
+        if armed is not None:
+            armed.disarm()
         self._resp.close()
         self._resp.release_conn()
 
@@ -99,10 +153,23 @@ class Urllib3Transport:
             redirect=False,
             preload_content=False,
         )
+        armed = _arm(resp, end)
         try:
             data = _read_bounded(resp, self._max, end)
-        finally:
+            if _fired(armed):  # the shut socket read as the end: the deadline's doing
+                raise TimeoutError(_DEADLINE_MESSAGE)
+        except BaseException as exc:
+            fired = _fired(armed)
+            if armed is not None:
+                armed.disarm()
+            resp.close()  # before the error leaves: its traceback holds ``resp``
             resp.release_conn()
+            if fired and not isinstance(exc, TimeoutError):
+                raise TimeoutError(_DEADLINE_MESSAGE) from None
+            raise
+        if armed is not None:
+            armed.disarm()
+        resp.release_conn()
         return Response(resp.status, LowerHeaders(resp.headers), data)
 
     def open_stream(
@@ -114,6 +181,7 @@ class Urllib3Transport:
         timeout: float | None,
         read_timeout: float | None,
     ) -> _Stream:
+        start = time.monotonic()
         resp = self._pool.urlopen(
             "POST",
             url,
@@ -124,7 +192,16 @@ class Urllib3Transport:
             redirect=False,
             preload_content=False,
         )
-        return _Stream(resp, self._max)
+        end = None if timeout is None else start + timeout
+        return _Stream(resp, self._max, _arm(resp, end))
 
     def close(self) -> None:
+        """Close every pooled connection now. ``PoolManager.clear()`` alone only forgets the
+        pools: a pool still referenced (by the traceback of an error the caller keeps) would
+        keep its idle connections open for as long as that error is alive."""
+        pools = self._pool.pools
+        for key in list(pools.keys()):
+            pool = pools.get(key)
+            if pool is not None:
+                pool.close()
         self._pool.clear()

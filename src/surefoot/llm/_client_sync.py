@@ -11,8 +11,10 @@ Deadlines: the run's deadline is its ``timeout`` within any deadline already in 
 (``surefoot.deadline()``, an enclosing guard). Each op bounded by it gets the time left: the
 async driver runs it inside ``asyncio.timeout(time left)`` and the transport's timeouts; the sync
 driver gives it to the transport as its connect and per-read timeouts, never longer than the
-time left. When it passes, the run raises :class:`surefoot.RunTimeoutError`. The caller's own
-cancellation is never caught: it reaches the caller (after a breaker probe is released).
+time left, and the transport shuts the socket at the deadline once the headers are in (a body
+that drips a byte at a time ends on time). When it passes, the run raises
+:class:`surefoot.RunTimeoutError`. The caller's own cancellation is never caught: it reaches
+the caller (after a breaker probe is released).
 
 Tools run with the run's deadline in force (:func:`surefoot.time_left` works inside them). Async:
 coroutine functions are awaited, plain functions run in the default thread pool, the parallel

@@ -44,14 +44,13 @@ class ModelSpec:
     max_tokens: int | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
+        _check.text("ModelSpec.name", self.name, fix="a model name, like 'gpt-4o-mini'")
+        if not self.name.strip():
             raise ValueError("ModelSpec.name must be a non-empty str, like 'gpt-4o-mini'")
         for field_name in ("context_window", "max_tokens"):
             v = getattr(self, field_name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise ValueError(
-                    f"ModelSpec.{field_name} must be a positive int (tokens) or None, got {v!r}"
-                )
+            if v is not None:
+                _check.count(f"ModelSpec.{field_name}", v, low=1, fix="a size in tokens, or None")
 
 
 def _models(model: object) -> tuple[ModelSpec, ...]:
@@ -134,11 +133,16 @@ class Options:
         headers: Mapping[str, str] | None,
         rate_limiter: SharedRateLimiter | None = None,
     ) -> None:
-        _check.text("base_url", base_url, fix="the API root, like 'https://api.openai.com/v1'")
-        if not base_url.strip():
-            raise ValueError("base_url must be the API root, like 'https://api.openai.com/v1'")
+        _check.url("base_url", base_url, fix="the API root, like 'https://api.openai.com/v1'")
         if api_key is not None:
             _check.text("api_key", api_key)
+            _check.header(
+                "api_key",
+                api_key,
+                secret=True,
+                fix="a key read from a file or an environment variable often ends in a "
+                "newline: pass api_key.strip()",
+            )
         register_secret(api_key)
         if style not in STYLES:
             raise ValueError(
@@ -186,12 +190,24 @@ class Options:
         self.max_validation_retries = _check.count("max_validation_retries", max_validation_retries)
         self.clock: Clock = _check.clock("clock", clock) or SYSTEM_CLOCK
         _check.instance("headers", headers, Mapping, "a mapping of extra request headers")
-        extra = {str(k): str(v) for k, v in (headers or {}).items()}
+        extra = _headers(headers)
         self.headers: dict[str, str] = {**self.wire.headers(api_key), **extra}
         self.stream_headers: dict[str, str] = {**self.wire.headers(api_key, stream=True), **extra}
 
     def breaker_for(self, model: str) -> CircuitBreaker | None:
         return self.breakers.get(model) if self.breakers else None
+
+
+def _headers(headers: Mapping[str, str] | None) -> dict[str, str]:
+    """The extra headers, each name a token and each value sendable (never shown: a header may
+    hold a secret)."""
+    out: dict[str, str] = {}
+    for k, v in (headers or {}).items():
+        name = _check.header_name("headers key", k)
+        out[name] = _check.header(
+            f"headers[{name!r}]", v, secret=True, fix="remove the line break or control character"
+        )
+    return out
 
 
 def _breakers(breaker: object, models: tuple[ModelSpec, ...]) -> dict[str, CircuitBreaker]:

@@ -11,7 +11,9 @@ anthropic's ``error_code``...): code written against the SDK must see what the S
 surefoot's whole error stays available as ``err.surefoot`` (its catalog code is
 ``err.surefoot.code``, also ``err.problem_details.error_code``). ``str(err)`` is the SDK's
 message, with any registered secret (the wrapped client's API key) masked, as in every surefoot
-error. The hybrid classes are made once per pair of types and pickle by their two bases.
+error, and so is the SDK's ``body``. The hybrid classes are made once per pair of types and
+pickle by their two bases, without the live ``request`` and ``response`` (the request carries
+the Authorization header).
 """
 
 from __future__ import annotations
@@ -39,9 +41,27 @@ def _rebuild(
     return err
 
 
+#: Live HTTP objects: not pickled (the request carries the Authorization header).
+_UNPICKLED = ("request", "response")
+
+
 def _reduce(self: BaseException) -> tuple[Any, ...]:
     sdk_type, sf_type = type(self).__bases__
-    return _rebuild, (sdk_type, sf_type, self.args), dict(self.__dict__)
+    state = {k: (None if k in _UNPICKLED else v) for k, v in self.__dict__.items()}
+    return _rebuild, (sdk_type, sf_type, self.args), state
+
+
+def _masked(value: Any, depth: int = 0) -> Any:
+    """``value`` (a decoded JSON body) with every registered secret masked in its strings."""
+    if isinstance(value, str):
+        return redact(value)
+    if depth > 20:
+        return value
+    if isinstance(value, dict):
+        return {k: _masked(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v, depth + 1) for v in value]
+    return value
 
 
 def _class(
@@ -72,8 +92,9 @@ def _class(
 def hybrid(sdk_err: BaseException, sf_err: SurefootError) -> BaseException:
     """``sdk_err`` and ``sf_err`` as one exception of both types (see the module docstring)."""
     state = dict(sdk_err.__dict__)
-    if isinstance(state.get("message"), str):
-        state["message"] = redact(state["message"])  # a server may echo the key back
+    for name, value in state.items():  # a server may echo the key back (message, body...)
+        if isinstance(value, (str, dict, list)):
+            state[name] = _masked(value)
     args = tuple(redact(a) if isinstance(a, str) else a for a in sdk_err.args)
     cls = _class(type(sdk_err), type(sf_err), tuple(state))
     err = cls.__new__(cls, *args)

@@ -35,6 +35,7 @@ from collections.abc import AsyncIterator, Generator
 from typing import Any
 
 from surefoot._idempotency import idempotency_key
+from surefoot._redact import redact
 from surefoot._scope import deadline, effective
 from surefoot.errors import ConnectionFailedError, SurefootError
 from surefoot.errors import TimeoutError as StreamTimeout
@@ -88,6 +89,23 @@ def _disarm(answer: Answer) -> None:
     timer, answer.timer = answer.timer, None
     if timer is not None:
         timer.disarm()
+
+
+def _masked_body(answer: Answer) -> bytes:
+    """The error body handed to the SDK, with a secret the server echoed masked (decoded, and
+    its headers made to match, when masking changed it)."""
+    try:
+        text = answer.body.decode("utf-8")
+    except UnicodeDecodeError:
+        return answer.raw
+    masked = redact(text)
+    if masked == text:
+        return answer.raw
+    headers = answer.headers
+    headers.pop("content-encoding", None)
+    data = masked.encode("utf-8")
+    headers["content-length"] = str(len(data))
+    return data
 
 
 def _silent(what: str, seconds: float, provider: str) -> StreamTimeout:
@@ -335,7 +353,7 @@ class AsyncDriver:
         raised: BaseException
         if answer is not None and err is ex.status_failure:
             response = answer.response
-            response.stream = self._http.ByteStream(answer.raw)
+            response.stream = self._http.ByteStream(_masked_body(answer))
             response.request = request
             if not family.raises_own_status_errors:
                 self._gave_up(ex, err)

@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from surefoot import _check
 from surefoot.stores._base import (
     NEUTRAL,
     REJECTED,
@@ -92,12 +93,16 @@ class RedisStore(BucketOps):
             raise ValueError("RedisStore needs a redis client; or use RedisStore.from_url(url)")
         if client is not None and not isinstance(client, redis.Redis):
             raise ValueError(f"client must be a redis.Redis, got {type(client).__name__}")
-        if not isinstance(namespace, str) or not namespace or any(c in namespace for c in "{} "):
+        _check.text("namespace", namespace, fix="like namespace='myapp'")
+        if not namespace or any(c in namespace for c in "{} "):
             raise ValueError(f"namespace must be a non-empty str without braces, got {namespace!r}")
+        _check.function("on_event", on_event, "taking a surefoot.stores.StoreEvent")
         if when_down not in ("local", "allow", "deny"):
             raise ValueError(f"when_down must be 'local', 'allow' or 'deny', got {when_down!r}")
         for label, v in (("retry_interval", retry_interval), ("key_ttl", key_ttl)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf:
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(f"{label} must be a finite number of seconds > 0, got {v!r}")
+            if not 0 < v < math.inf:
                 raise ValueError(f"{label} must be a finite number of seconds > 0, got {v!r}")
         self.namespace = namespace
         self.prefix = f"surefoot:{namespace}:"

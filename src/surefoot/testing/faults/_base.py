@@ -15,6 +15,7 @@ import threading
 from types import TracebackType
 from typing import Self
 
+from surefoot import _check
 from surefoot.testing.faults._http import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_HEAD_BYTES,
@@ -54,9 +55,11 @@ class ThreadedServer:
         port: int = 0,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
-        self.host = host
-        self.port = port
-        self.max_body_bytes = max_body_bytes
+        self.host = _check.text("host", host, fix="an address to bind, like '127.0.0.1'")
+        self.port = _check.port("port", port)
+        self.max_body_bytes = _check.count(
+            "max_body_bytes", max_body_bytes, low=1, fix="a size in bytes"
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.Server | None = None

@@ -27,9 +27,16 @@ fault                     effect
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+import functools
+import math
+import types
+import typing
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal, Union
+
+from surefoot._check import shown
 
 __all__ = [
     "ERROR_KINDS",
@@ -47,6 +54,7 @@ __all__ = [
     "Status",
     "StreamError",
     "Truncate",
+    "check_types",
 ]
 
 #: The error kinds a :class:`Status`, :class:`StreamError` or :class:`ErrorIn200` can render.
@@ -67,6 +75,98 @@ ERROR_KINDS = (
 )
 
 
+def _rule(hint: Any) -> str:
+    """How a message names the values a type hint allows."""
+    if hint is type(None):
+        return "None"
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        return " or ".join(_rule(h) for h in typing.get_args(hint))
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(hint))
+    if origin is not None and isinstance(origin, type) and issubclass(origin, Mapping):
+        key, item = typing.get_args(hint) or (Any, Any)
+        return "a mapping" if item is Any else f"a mapping of {_rule(key)} to {_rule(item)}"
+    if origin is not None and isinstance(origin, type) and issubclass(origin, Sequence):
+        (item,) = typing.get_args(hint) or (Any,)
+        return f"a list of {_rule(item)}"
+    return {int: "an int", float: "a number", str: "a str", bool: "True or False"}.get(
+        hint, getattr(hint, "__name__", str(hint))
+    )
+
+
+def _fits(value: object, hint: Any) -> bool:
+    """Whether ``value`` is of the (simple) type ``hint``; ``bool`` is never a number."""
+    if hint is type(None):
+        return value is None
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        return any(_fits(value, h) for h in typing.get_args(hint))
+    if origin is Literal:
+        return isinstance(value, str) or value in typing.get_args(hint)
+    if origin is not None and isinstance(origin, type) and issubclass(origin, Mapping):
+        key, item = typing.get_args(hint) or (Any, Any)
+        return isinstance(value, Mapping) and all(
+            _fits(k, key) and _fits(v, item) for k, v in value.items()
+        )
+    if origin is not None and isinstance(origin, type) and issubclass(origin, Sequence):
+        (item,) = typing.get_args(hint) or (Any,)
+        return (
+            isinstance(value, Sequence)
+            and not isinstance(value, (str, bytes))
+            and all(_fits(v, item) for v in value)
+        )
+    if hint is Any:
+        return True
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(hint, type) and isinstance(value, hint)
+
+
+@functools.cache
+def _hints(cls: type) -> tuple[tuple[str, Any], ...]:
+    hints = typing.get_type_hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
+
+
+def check_types(obj: object) -> None:
+    """Every field of the dataclass ``obj`` of its annotated type, else a ``TypeError`` whose
+    message names the class and the field: ``"Status.status must be an int, got str '429'"``.
+    A wrong value of the right type is each class's own check (a ``ValueError``)."""
+    cls: Any = type(obj)
+    for name, hint in _hints(cls):
+        value = getattr(obj, name)
+        if not _fits(value, hint):
+            raise TypeError(
+                f"{cls.__name__}.{name} must be {_rule(hint)}, got {shown(value)}; "
+                f"like {cls.__name__}({name}={_example(cls, name, hint)})"
+            )
+        if isinstance(value, float) and math.isnan(value):
+            raise ValueError(f"{cls.__name__}.{name} must be a number, got nan")
+
+
+def _example(cls: type, name: str, hint: Any) -> str:
+    default = next(f.default for f in dataclasses.fields(cls) if f.name == name)
+    if default is not None and default is not dataclasses.MISSING and _fits(default, hint):
+        return repr(default)
+    return _example_of(hint)
+
+
+def _example_of(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        return _example_of(next(h for h in typing.get_args(hint) if h is not type(None)))
+    if origin is Literal:
+        return repr(typing.get_args(hint)[0])
+    if origin is not None and isinstance(origin, type) and issubclass(origin, Sequence):
+        return "[...]"
+    if origin is not None:
+        return '{"x-name": "value"}'
+    return {int: "1", float: "0.5", str: "'text'", bool: "True"}.get(hint, "...")
+
+
 def _check(ok: bool, message: str) -> None:
     if not ok:
         raise ValueError(message)
@@ -75,7 +175,8 @@ def _check(ok: bool, message: str) -> None:
 def _check_kind(kind: str | None) -> None:
     _check(
         kind is None or kind in ERROR_KINDS,
-        f"`kind` must be one of {', '.join(ERROR_KINDS)}, not {kind!r}",
+        f"`error` names an error kind, and `kind` must be one of {', '.join(ERROR_KINDS)}, "
+        f"not {kind!r}",
     )
 
 
@@ -87,6 +188,7 @@ class Fault:
     delay: float = 0.0
 
     def __post_init__(self) -> None:
+        check_types(self)
         _check(self.delay >= 0, f"`delay` must be non-negative seconds, not {self.delay!r}")
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeVar
 
+from surefoot import _check
 from surefoot.testing.faults._base import ThreadedServer
 from surefoot.testing.faults._errors import Dialect
 from surefoot.testing.faults._faults import Fault
@@ -16,6 +18,8 @@ from surefoot.testing.faults._rules import Rule, RuleEngine, Scenario
 from surefoot.testing.faults._scenario import load_scenario
 
 __all__ = ["ENDPOINTS", "InjectingServer", "dialect_for", "resolve_scenario"]
+
+T = TypeVar("T")
 
 #: Paths the fault server answers, and their dialect.
 ENDPOINTS: dict[str, Dialect] = {
@@ -43,7 +47,21 @@ def resolve_scenario(scenario: Scenario | str | Path | None) -> Scenario:
         return Scenario()
     if isinstance(scenario, Scenario):
         return scenario
+    if not isinstance(scenario, (str, Path)):
+        raise TypeError(
+            "scenario must be a Scenario, the path of a YAML scenario (str or Path), or None, "
+            f"got {_check.shown(scenario)}"
+        )
     return load_scenario(scenario)
+
+
+def _items(name: str, value: object, cls: type[T]) -> tuple[T, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a list of {cls.__name__}, got {_check.shown(value)}")
+    for i, item in enumerate(value):
+        if not isinstance(item, cls):
+            raise TypeError(f"{name}[{i}] must be a {cls.__name__}, got {_check.shown(item)}")
+    return tuple(value)
 
 
 class InjectingServer(ThreadedServer):
@@ -61,6 +79,7 @@ class InjectingServer(ThreadedServer):
     ) -> None:
         super().__init__(host=host, port=port, max_body_bytes=max_body_bytes)
         base = resolve_scenario(scenario)
+        models, rules = _items("models", models, Model), _items("rules", rules, Rule)
         self.scenario = Scenario(
             rules=(*base.rules, *rules),
             models=(*models, *base.models),

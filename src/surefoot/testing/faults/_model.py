@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from surefoot.testing.faults._faults import check_types
+
 __all__ = [
     "Model",
     "Reply",
@@ -39,6 +41,9 @@ class ToolCall:
     name: str
     arguments: Mapping[str, Any] | str = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        check_types(self)
+
     def arguments_json(self) -> str:
         if isinstance(self.arguments, str):
             return self.arguments
@@ -51,6 +56,9 @@ class Turn:
 
     text: str = ""
     tool_calls: Sequence[ToolCall] = ()
+
+    def __post_init__(self) -> None:
+        check_types(self)
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,7 @@ class Model:
     context_window: int | None = None
 
     def __post_init__(self) -> None:
+        check_types(self)
         if self.context_window is not None and self.context_window < 1:
             raise ValueError(f"`context_window` must be at least 1, not {self.context_window}")
         if self.reply is not None and self.turns:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import aiohttp
 
+from surefoot import _check
 from surefoot.testing.faults._errors import Dialect
 from surefoot.testing.faults._faults import (
     ContentFilter,
@@ -135,11 +136,12 @@ class ChaosProxy(InjectingServer):
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         connect_timeout: float = 10.0,
     ) -> None:
+        _check.url("upstream", upstream, fix="the provider's root, like 'https://api.openai.com'")
         if not upstream.startswith(("http://", "https://")):
             raise ValueError(f"`upstream` must be an http:// or https:// URL, not {upstream!r}")
         super().__init__(scenario, rules=rules, host=host, port=port, max_body_bytes=max_body_bytes)
         self.upstream = upstream.rstrip("/")
-        self.connect_timeout = connect_timeout
+        self.connect_timeout = _check.seconds("connect_timeout", connect_timeout, positive=True)
         self._synth = Synthesizer(self.scenario.models, self.scenario.strict_models)
         self._session: aiohttp.ClientSession | None = None
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from surefoot.testing.faults._faults import Fault
+from surefoot.testing.faults._faults import Fault, check_types
 from surefoot.testing.faults._model import Model
 
 __all__ = ["Match", "Rule", "RuleEngine", "Scenario"]
@@ -42,6 +42,7 @@ class Match:
     times: int | None = None
 
     def __post_init__(self) -> None:
+        check_types(self)
         if self.every is not None and self.every < 1:
             raise ValueError(f"`every` must be at least 1, not {self.every}")
         if self.probability is not None and not 0.0 <= self.probability <= 1.0:
@@ -63,6 +64,9 @@ class Rule:
     fault: Fault
     match: Match = field(default_factory=Match)
 
+    def __post_init__(self) -> None:
+        check_types(self)
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -73,6 +77,9 @@ class Scenario:
     queue: Sequence[Fault] = ()
     seed: int = 0
     strict_models: bool = False
+
+    def __post_init__(self) -> None:
+        check_types(self)
 
 
 class _RuleState:

@@ -38,7 +38,10 @@ from surefoot.testing.faults._faults import FAULT_TYPES, Fault
 from surefoot.testing.faults._model import Model, ToolCall, Turn
 from surefoot.testing.faults._rules import Match, Rule, Scenario
 
-__all__ = ["ScenarioError", "load_scenario", "parse_scenario"]
+__all__ = ["MAX_TIMES", "ScenarioError", "load_scenario", "parse_scenario"]
+
+#: The most requests one queue entry may cover (``times:``).
+MAX_TIMES = 100_000
 
 T = TypeVar("T")
 
@@ -63,7 +66,13 @@ class _Reader:
         return ScenarioError(message, source=self.source, line=node.start_mark.line + 1)
 
     def scalar(self, node: yaml.Node) -> Any:
-        return self.loader.construct_object(node, deep=True)
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except yaml.MarkedYAMLError as exc:
+            raise self.fail(node, f"not a valid value: {exc.problem}") from None
+        except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+            tag = f" for its tag {node.tag}" if node.tag else ""
+            raise self.fail(node, f"not a valid value{tag}: {exc}") from None
 
     def mapping(self, node: yaml.Node, what: str, allowed: tuple[str, ...]) -> dict[str, Any]:
         """A mapping's value nodes by key, rejecting keys outside ``allowed``."""
@@ -221,6 +230,12 @@ def _queue(reader: _Reader, node: yaml.Node) -> list[Fault]:
         times = reader.value(nodes["times"], int, "`times`") if "times" in nodes else 1
         if times < 1:
             raise reader.fail(nodes["times"], f"`times` must be at least 1, not {times}")
+        if times > MAX_TIMES:
+            raise reader.fail(
+                nodes["times"],
+                f"`times` must be at most {MAX_TIMES}, not {times}; for a fault on every "
+                "request use a rule (`rules: [{fault: ...}]`)",
+            )
         out.extend([_fault(reader, nodes["fault"])] * times)
     return out
 
@@ -233,6 +248,11 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
     except yaml.MarkedYAMLError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
         raise ScenarioError(f"not valid YAML: {exc.problem}", source=source, line=line) from None
+    except yaml.YAMLError as exc:
+        detail = " ".join(str(exc).split())
+        raise ScenarioError(f"not valid YAML: {detail}", source=source) from None
+    except RecursionError:
+        raise ScenarioError("not usable YAML: nested too deeply", source=source) from None
     if root is None:
         return Scenario()
     top = reader.mapping(root, "a scenario", ("seed", "strict_models", "models", "queue", "rules"))
@@ -254,4 +274,15 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
 def load_scenario(path: str | Path) -> Scenario:
     """A :class:`Scenario` from a YAML file; raises :class:`ScenarioError` (or ``OSError``)."""
     path = Path(path)
-    return parse_scenario(path.read_text(encoding="utf-8"), source=str(path))
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ScenarioError(
+            f"not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); "
+            "save the scenario as UTF-8",
+            source=str(path),
+            line=line,
+        ) from None
+    return parse_scenario(text, source=str(path))
