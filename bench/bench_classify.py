@@ -37,6 +37,13 @@ capability mismatch: those lines are misses unless litellm's class happens to eq
 corpus kind. litellm's retryability is its own ``_should_retry(status_code)`` for an
 exception with a status, and ``True`` for Timeout and APIConnectionError (its router retries
 them). A line is right when both the kind and the retryability match the corpus.
+
+The 2026 corpus (``tests/data/classify_corpus_2026.jsonl``, see its ``.md``) is scored per split:
+``tune`` (the lines the round-1 rules were written against), ``heldout`` (round 1's held-out set,
+56/73 when it was still held out, read in round 2 and tuning data since) and ``heldout2`` (the
+fresh held-out set, never looked at while writing rules: only its aggregate is printed), beside
+the accuracy the classifier had on the same lines before the 2026 rules (recorded constants: it
+cannot be recomputed from a later tree) and litellm's on the same lines, driven as above.
 """
 
 from __future__ import annotations
@@ -52,6 +59,18 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "classify_corpus.jsonl"
+CORPUS_2026 = ROOT / "tests" / "data" / "classify_corpus_2026.jsonl"
+SPLITS = ("tune", "heldout", "heldout2")
+
+#: surefoot on the 2026 corpus before its rules were written, as (right, total) per split:
+#: measured once on the tree of 2026-12-02 (see tests/data/classify_corpus_2026.md).
+BEFORE_2026: dict[str, tuple[int, int]] = {
+    "tune": (69, 108),
+    "heldout": (46, 73),
+    "all": (115, 181),
+}
+#: round 1's held-out score, measured once while the split was still held out.
+ROUND1_HELDOUT = (56, 73)
 
 PROVIDERS = {
     "openai": ("openai", "gpt-4o"),
@@ -150,8 +169,10 @@ for line in sys.stdin:
 """
 
 
-def _rows() -> list[dict[str, Any]]:
-    return [json.loads(x) for x in CORPUS.read_text().splitlines() if x.strip()]
+def _rows(path: Path = CORPUS) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
 
 def _text(body: object) -> str:
@@ -266,14 +287,58 @@ def throughput(rows: list[dict[str, Any]], seconds: float = 2.0) -> float:
     return n / (time.perf_counter() - start)
 
 
-def main() -> dict[str, Any]:
+def _ours(rows: list[dict[str, Any]]) -> dict[str, tuple[str, bool]]:
     from surefoot._classify import classify
 
-    rows = _rows()
-    ours: dict[str, tuple[str, bool]] = {}
+    out: dict[str, tuple[str, bool]] = {}
     for r in rows:
         err = classify(r["status"], r.get("headers") or {}, r["body"], provider=r["provider"])
-        ours[r["id"]] = (err.kind, err.retryable)
+        out[r["id"]] = (err.kind, err.retryable)
+    return out
+
+
+def _pct(hits: int, n: int) -> str:
+    return f"{hits / n:.1%}" if n else "n/a"
+
+
+def corpus_2026() -> dict[str, Any] | None:
+    """Accuracy on the 2026 corpus per split (aggregates only), surefoot before and now, and
+    litellm; ``None`` when the corpus is absent."""
+    rows = _rows(CORPUS_2026)
+    if not rows:
+        return None
+    ours = _ours(rows)
+    theirs = run_litellm(rows)
+    groups = {split: [r for r in rows if r.get("split") == split] for split in SPLITS}
+    groups["all"] = rows
+    result: dict[str, Any] = {}
+    print()
+    print(f"2026 corpus: {len(rows)} failures, accuracy (kind and retryability) per split")
+    print(f"{'split':<8} {'n':>4} {'before':>8} {'surefoot':>9} {'litellm':>9}")
+    for split, group in groups.items():
+        n = len(group)
+        us = sum(ours[r["id"]] == (r["kind"], r["retryable"]) for r in group)
+        them = None
+        if theirs is not None:
+            them = sum(
+                _litellm_verdict(theirs.get(r["id"])) == (r["kind"], r["retryable"]) for r in group
+            )
+        before = BEFORE_2026.get(split)
+        before_s = _pct(*before) if before and before[1] == n else "n/a"
+        them_s = _pct(them, n) if them is not None else "n/a"
+        print(f"{split:<8} {n:>4} {before_s:>8} {_pct(us, n):>9} {them_s:>9}")
+        result[split] = {
+            "n": n,
+            "before": (before[0] / n) if before and before[1] == n else None,
+            "surefoot": us / n if n else None,
+            "litellm": (them / n) if them is not None and n else None,
+        }
+    return result
+
+
+def main() -> dict[str, Any]:
+    rows = _rows()
+    ours = _ours(rows)
     theirs = run_litellm(rows)
     totals: collections.Counter[str] = collections.Counter()
     hit_us: collections.Counter[str] = collections.Counter()
@@ -296,6 +361,7 @@ def main() -> dict[str, Any]:
     print(f"{'overall':<20} {n:>4} {acc_us:>8.1%} {them_s:>9}")
     if acc_them:
         print(f"accuracy ratio surefoot/litellm: {acc_us / acc_them:.2f}x")
+    new = corpus_2026()
     rate = throughput(rows)
     print(f"classifier throughput: {rate:,.0f} classifications/s over the corpus cycled")
     return {
@@ -310,6 +376,7 @@ def main() -> dict[str, Any]:
             }
             for k in sorted(totals)
         },
+        "corpus_2026": new,
         "throughput_per_s": rate,
     }
 

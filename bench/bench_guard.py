@@ -156,6 +156,67 @@ def _ratios(label: str, over: dict[str, float]) -> dict[str, float]:
     return out
 
 
+def telemetry_costs() -> dict[str, float] | None:
+    """What OpenTelemetry adds per call and per attempt, with a no-op exporter: a clean call
+    (one call span, one attempt span) and a call whose first attempt fails (three spans, a
+    wait event), each sync, instrumented vs not, in nanoseconds."""
+    try:
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import (
+            SimpleSpanProcessor,
+            SpanExporter,
+            SpanExportResult,
+        )
+    except ImportError:
+        print("\n(OpenTelemetry SDK not installed: no telemetry figures)")
+        return None
+    import surefoot.guard as sg
+    import surefoot.telemetry as telemetry
+    from surefoot.testing.clock import FakeClock
+
+    class NoOp(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    clean = sg.Guard(retries=2, timeout=30.0)
+    flaky = sg.Guard(retries=2, clock=FakeClock())
+    state = {"n": 0}
+
+    def fails_once() -> int:
+        state["n"] += 1
+        if state["n"] % 2:
+            raise ConnectionResetError("reset")
+        return 1
+
+    def measure() -> tuple[float, float]:
+        a = _best(lambda: clean.call(_target), loops=5_000)
+        b = _best(lambda: flaky.call(fails_once), loops=2_000)
+        return a, b
+
+    off = measure()
+    tp = TracerProvider()
+    tp.add_span_processor(SimpleSpanProcessor(NoOp()))
+    telemetry.instrument(tracer_provider=tp, meter_provider=MeterProvider([InMemoryMetricReader()]))
+    try:
+        on = measure()
+    finally:
+        telemetry.uninstrument()
+    out = {
+        "clean call, off": off[0],
+        "clean call, on": on[0],
+        "retried call, off": off[1],
+        "retried call, on": on[1],
+        "added per clean call": on[0] - off[0],
+        "added per attempt (retried call: 2 attempts)": (on[1] - off[1]) / 2,
+    }
+    print("\nOpenTelemetry (no-op exporter), ns per call:")
+    for k, v in out.items():
+        print(f"  {k:46s} {v:10.0f}")
+    return out
+
+
 def main() -> dict[str, Any]:
     sync_raw = {k: _best(f) for k, f in sync_candidates().items()}
     async_raw = {k: _abest(f) for k, f in async_candidates().items()}
@@ -174,7 +235,14 @@ def main() -> dict[str, Any]:
     print("\ntargets:")
     for k, ok in checks.items():
         print(f"  {k:28s} {'PASS' if ok else 'FAIL'}")
-    return {"sync": sync_over, "async": async_over, "ratios": ratios, "targets": checks}
+    otel = telemetry_costs()
+    return {
+        "sync": sync_over,
+        "async": async_over,
+        "ratios": ratios,
+        "targets": checks,
+        "telemetry": otel,
+    }
 
 
 if __name__ == "__main__":

@@ -111,3 +111,59 @@ def test_unknown_failure_is_not_advised_to_retry(capsys: pytest.CaptureFixture[s
     code, out = _run(["--body", "garbage"], capsys)
     assert code == 0 and out.startswith("unknown")
     assert "retry       no" in out and "Retry with backoff" not in out
+
+
+def test_explain_names_the_deciding_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    body = json.dumps(
+        {
+            "error": {
+                "message": "Unsupported parameter: 'max_tokens' is not supported with this "
+                "model. Use 'max_completion_tokens' instead.",
+                "type": "invalid_request_error",
+                "param": "max_tokens",
+                "code": "unsupported_parameter",
+            }
+        }
+    )
+    code, out = _run(["--status", "400", "--body", body, "--explain"], capsys)
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("capability_mismatch")
+    assert lines[1] == "  decided by  code=unsupported_parameter"
+    code, out = _run(["--status", "400", "--body", body], capsys)
+    assert "decided by" not in out
+
+
+def test_explain_json_and_status_fallback(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(["--status", "429", "--body", "", "--json", "--explain"], capsys)
+    v = json.loads(out)
+    assert code == 0 and v["kind"] == "rate_limit" and v["classified_by"] == "status 429"
+    code, out = _run(["--status", "429", "--body", "", "--json"], capsys)
+    assert "classified_by" not in json.loads(out)
+
+
+def test_explain_jsonl_subprocess(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    lines = [
+        {"id": "a", "status": 400, "body": {"error": '"qwen3" does not support thinking'}},
+        {
+            "id": "b",
+            "status": 200,
+            "body": {"candidates": [{"finishReason": "SAFETY"}]},
+            "provider": "gemini",
+        },
+        {"id": "c", "status": None, "body": "httpx.ReadTimeout: timed out"},
+    ]
+    src.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    res = subprocess.run(
+        [sys.executable, "-m", "surefoot", "classify", "--jsonl", str(src), "--explain"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert res.returncode == 0, res.stderr
+    out = {v["id"]: v for v in map(json.loads, res.stdout.splitlines())}
+    assert out["a"]["kind"] == "capability_mismatch"
+    assert "'does not support'" in out["a"]["classified_by"]
+    assert out["b"]["kind"] == "content_filtered"
+    assert out["b"]["classified_by"] == "finishReason=safety"
+    assert out["c"]["kind"] == "timeout" and "timed out" in out["c"]["classified_by"]

@@ -1,4 +1,12 @@
-"""The conformance corpus: every line classified with the right kind and retryability."""
+"""The conformance corpora: every line classified with the right kind and retryability.
+
+``classify_corpus.jsonl`` must stay at 100%, line by line. ``classify_corpus_2026.jsonl``
+(described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
+against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
+line; ``heldout2`` is a fresh held-out set no rule was written against, scored only in
+aggregate (no per-line test, no failing case printed) so the score stays an honest estimate of
+accuracy on failures the rules have not seen.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +20,28 @@ import pytest
 from surefoot import KINDS, classify
 
 CORPUS = Path(__file__).parent / "data" / "classify_corpus.jsonl"
+CORPUS_2026 = Path(__file__).parent / "data" / "classify_corpus_2026.jsonl"
 THRESHOLD = 0.97
+HELDOUT_THRESHOLD = 0.97
+HELDOUT_MIN = 50
+SPLITS = {"tune", "heldout", "heldout2"}
 
 
-def _rows() -> list[dict[str, Any]]:
-    if not CORPUS.exists():
+def _rows(path: Path = CORPUS) -> list[dict[str, Any]]:
+    if not path.exists():
         return []
-    return [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 ROWS = _rows()
+ROWS_2026 = _rows(CORPUS_2026)
+TUNE = [r for r in ROWS_2026 if r.get("split") == "tune"]
+# Round 1's held-out split. It scored 56/73 (76.7%) when it was honestly held out (measured
+# once, after the round-1 rules were frozen); round 2 read it, so it is tuning data now and
+# checked line by line like ``tune``. It no longer estimates anything: ``heldout2`` does.
+HELDOUT1 = [r for r in ROWS_2026 if r.get("split") == "heldout"]
+# Never printed per line, never read to write a rule.
+FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout2"]
 
 
 def _verdict(row: dict[str, Any]) -> tuple[str, bool]:
@@ -59,3 +79,60 @@ def test_every_corpus_line_has_a_source() -> None:
     for row in ROWS:
         assert row.get("source"), row["id"]
         assert row["where"] in {"http", "body200", "sse", "transport"}, row["id"]
+
+
+@pytest.mark.parametrize("row", TUNE, ids=[r["id"] for r in TUNE])
+def test_2026_tune_line(row: dict[str, Any]) -> None:
+    assert row["kind"] in KINDS
+    kind, retryable = _verdict(row)
+    assert (kind, retryable) == (row["kind"], row["retryable"]), (
+        f"{row['id']}: got {kind}/{retryable}, corpus says {row['kind']}/{row['retryable']} "
+        f"(source: {row['source']})"
+    )
+
+
+@pytest.mark.parametrize("row", HELDOUT1, ids=[r["id"] for r in HELDOUT1])
+def test_2026_heldout1_line(row: dict[str, Any]) -> None:
+    assert row["kind"] in KINDS
+    kind, retryable = _verdict(row)
+    assert (kind, retryable) == (row["kind"], row["retryable"]), (
+        f"{row['id']}: got {kind}/{retryable}, corpus says {row['kind']}/{row['retryable']} "
+        f"(source: {row['source']})"
+    )
+
+
+#: The fresh held-out split's accuracy, measured once (2026-12-02): 76 of 96 lines.
+HELDOUT2_MEASURED = 76 / 96
+
+
+def test_2026_fresh_heldout_accuracy() -> None:
+    """The fresh held-out split (``heldout2``), in aggregate only: its lines' ids, bodies and
+    labels are never printed, so that tuning the rules on its failures stays impossible by
+    accident."""
+    if not FRESH:
+        pytest.skip(
+            "no 'heldout2' lines in tests/data/classify_corpus_2026.jsonl yet: the fresh "
+            "held-out set is still being collected"
+        )
+    assert len(FRESH) >= HELDOUT_MIN, "the fresh held-out split should hold at least 50 failures"
+    hits = sum(_verdict(r) == (r["kind"], r["retryable"]) for r in FRESH)
+    accuracy = hits / len(FRESH)
+    score = f"2026 fresh held-out (heldout2) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
+    print(score)
+    # Scored once, after round 2's rules were frozen: 76/96 (79.2%), short of the 97% target
+    # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a
+    # regression; a later round that tunes on these lines needs a fresh held-out set.
+    assert accuracy >= HELDOUT2_MEASURED, score
+
+
+def test_every_2026_line_has_a_source_and_a_split() -> None:
+    assert ROWS_2026, "tests/data/classify_corpus_2026.jsonl is missing"
+    ids = [r["id"] for r in ROWS_2026]
+    assert len(set(ids)) == len(ids), "ids must be unique"
+    for row in ROWS_2026:
+        assert row.get("source"), row["id"]
+        assert row.get("split") in SPLITS, row["id"]
+        assert row["where"] in {"http", "body200", "sse", "transport"}, row["id"]
+        assert row["kind"] in KINDS, row["id"]
+        assert isinstance(row["retryable"], bool), row["id"]
+    assert sum(r["split"] == "heldout" for r in ROWS_2026) >= HELDOUT_MIN

@@ -121,3 +121,27 @@ def test_rule_table_rejects_rules_it_cannot_lower() -> None:
     assert t.first("per TPM limit", lowered("per TPM limit")) == 1
     assert t.first("", "") is None
     assert t.first("caf\u00e9 TPM", None) == 1
+
+
+def test_fold_special_is_every_non_ascii_partner_of_an_ascii_letter() -> None:
+    """``lowered`` keeps the fast tables for non-ASCII text unless it holds a character that
+    ``IGNORECASE`` matches against an ASCII letter, digit or ``_`` without ``str.lower``
+    mapping it there: the list must be exactly those characters."""
+    from surefoot._classify._fastre import FOLD_SPECIAL
+
+    word = re.compile("[a-z0-9_]", re.IGNORECASE)
+    found = {chr(c) for c in range(128, 0x110000) if word.match(chr(c))}
+    assert found == FOLD_SPECIAL
+    assert all(len(chr(c).lower()) == 1 or chr(c) in FOLD_SPECIAL for c in range(128, 0x3000))
+
+
+def test_non_ascii_text_takes_the_fast_path_with_the_same_verdicts() -> None:
+    for text in (
+        "Azure OpenAI\u2019s content management policy",
+        "Kelvin \u212aey invalid api key",
+    ):
+        for reference, table in TABLES.values():
+            want = next((k for k, p in reference if p.search(text)), None)
+            assert table.first(text, lowered(text)) == want
+    assert lowered("it\u2019s") == "it\u2019s"
+    assert lowered("\u212a") is None

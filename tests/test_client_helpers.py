@@ -40,7 +40,7 @@ class FakeClock:
 
 
 def base_url(server: Any, style: str) -> str:
-    return server.base_url + "/v1" if style == "openai" else server.base_url
+    return server.base_url + "/v1" if style in ("openai", "responses") else server.base_url
 
 
 class Harness:
@@ -111,7 +111,14 @@ class Harness:
 
 
 def text_of(events: list[Any]) -> str:
-    return "".join(e.text for e in events if e.type == "text")
+    """The answer's text as a consumer shows it: a restart event discards what came before."""
+    out: list[str] = []
+    for e in events:
+        if e.type == "restart":
+            out = []
+        elif e.type == "text":
+            out.append(e.text)
+    return "".join(out)
 
 
 @pytest.fixture

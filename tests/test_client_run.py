@@ -108,8 +108,8 @@ def test_one_model_surfaces_its_own_final_error(mode: str, style: str) -> None:
 @modes
 @both
 def test_several_models_exhausted_raise_providers_unavailable(mode: str, style: str) -> None:
-    rules = [
-        Rule(fault=Status(503), match=Match(model="a")),
+    rules = [  # a 500 is retried within failover_attempts (a 503's 5 s wait is not)
+        Rule(fault=Status(500), match=Match(model="a")),
         Rule(fault=Status(429, retry_after=1), match=Match(model="b")),
     ]
     with FaultServer(models=[Model("*", reply="ok")], rules=rules) as srv:
@@ -134,7 +134,7 @@ def test_several_models_exhausted_raise_providers_unavailable(mode: str, style: 
 @modes
 @both
 def test_fallback_to_next_model(mode: str, style: str) -> None:
-    rules = [Rule(fault=Status(503), match=Match(model="a"))]
+    rules = [Rule(fault=Status(500), match=Match(model="a"))]
     with FaultServer(models=[Model("*", reply="from b")], rules=rules) as srv:
         r = Harness(mode, srv, style, model=["a", "b"], retries=1).run("hi")
         assert r.text == "from b" and r.model == "b"

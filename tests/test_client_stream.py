@@ -319,18 +319,28 @@ def _chunk(text: str) -> bytes:
 
 
 @modes
-def test_no_ids_after_first_delta_raises_with_context(mode: str) -> None:
+@pytest.mark.parametrize("rescue", ["off", "restart"])
+def test_no_ids_after_first_delta_raises_with_context(mode: str, rescue: str) -> None:
+    """A stream cut after its first delta by a server whose events carry no id: with
+    ``stream_rescue="off"`` the typed error is raised at once; by default the answer starts
+    over (each time announced by a restart event) within ``retries=``, then the error."""
+
     def handler(path: str, headers: dict[str, str], body: bytes) -> Any:
         return 200, {"content-type": "text/event-stream"}, [_chunk("hel"), _chunk("lo")]
 
     with StubServer(handler) as stub:
-        h = Harness(mode, stub, "openai")
+        h = Harness(mode, stub, "openai", stream_rescue=rescue, retry_base=0.01)
         events, exc = h.stream("hi", task_id="nt")
         assert text_of(events) == "hello"
         assert isinstance(exc, surefoot.ConnectionFailedError)
         assert exc.context.operation == "stream" and exc.context.task_id == "nt"
-        assert exc.context.attempt == 0 and exc.context.http_status == 200
-        assert len(stub.requests) == 1
+        assert exc.context.http_status == 200
+        restarts = [e for e in events if e.type == "restart"]
+        tries = 1 if rescue == "off" else 3  # retries=2
+        assert exc.context.attempt == tries - 1 and len(stub.requests) == tries
+        assert len(restarts) == tries - 1
+        assert all(r.discarded == "hello" and r.model == "m1" for r in restarts)
+        assert [e.type for e in events].count("text") == 2 * tries
 
 
 def _error_event() -> bytes:
@@ -338,21 +348,26 @@ def _error_event() -> bytes:
 
 
 @modes
-def test_no_ids_mid_stream_overload_raises_with_context(mode: str) -> None:
+@pytest.mark.parametrize("rescue", ["off", "restart"])
+def test_no_ids_mid_stream_overload_raises_with_context(mode: str, rescue: str) -> None:
     """A retryable error event after the first delta, from a server whose events carry no id:
-    nothing to resume from, so the typed error is raised with its stream context."""
+    nothing to resume from. ``"off"``: the typed error is raised with its stream context;
+    ``"restart"``: the answer starts over on the same model within ``retries=``."""
 
     def handler(path: str, headers: dict[str, str], body: bytes) -> Any:
         return 200, {"content-type": "text/event-stream"}, [_chunk("hel"), _error_event()]
 
     with StubServer(handler) as stub:
-        events, exc = Harness(mode, stub, "openai").stream("hi", task_id="nid")
+        h = Harness(mode, stub, "openai", stream_rescue=rescue, retry_base=0.01)
+        events, exc = h.stream("hi", task_id="nid")
         assert text_of(events) == "hel"
         assert isinstance(exc, LLMError) and exc.retryable
         assert exc.context.operation == "stream" and exc.context.task_id == "nid"
-        assert exc.context.attempt == 0 and exc.context.last_event_id is None
+        tries = 1 if rescue == "off" else 3
+        assert exc.context.attempt == tries - 1 and exc.context.last_event_id is None
         assert exc.context.metadata["http_status"] == 200
-        assert len(stub.requests) == 1
+        assert len(stub.requests) == tries
+        assert [e.type for e in events].count("restart") == tries - 1
 
 
 @modes

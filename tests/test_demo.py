@@ -23,7 +23,16 @@ import pytest
 from surefoot.cli import _demo
 
 CHROMIUM = "/usr/bin/chromium"
-STEP_KEYS = ["tools", "rate_limit", "burst", "stream", "context", "breaker", "deadline"]
+STEP_KEYS = [
+    "tools",
+    "rate_limit",
+    "burst",
+    "stream",
+    "cut",
+    "context",
+    "breaker",
+    "deadline",
+]
 
 
 @dataclass
@@ -82,17 +91,18 @@ def test_demo_counts(run: Run) -> None:
     doc = run.doc
     summary = doc["summary"]
     assert summary == {
-        "calls": 13,
-        "attempts": 19,
-        "retries": 4,
+        "calls": 14,
+        "attempts": 22,
+        "retries": 5,
         "waited": summary["waited"],
         "breaker_saved": 3,
-        "server_requests": 19,
-        "steps_passed": 7,
+        "server_requests": 22,
+        "steps_passed": 8,
         "steps_failed": 0,
         "steps_skipped": 0,
     }
-    assert 2.4 <= summary["waited"] <= 2.6  # Retry-After 1 s + 2 x 0.5 s + one 0.5 s reconnect
+    # Retry-After 1 s + 2 x 0.5 s + one 0.5 s reconnect + the cut stream's one backoff wait.
+    assert 2.5 <= summary["waited"] <= 3.1
 
     rl = step(doc, "rate_limit")
     assert outcomes(rl) == ["retry", "ok", "ok"]
@@ -120,6 +130,18 @@ def test_demo_counts(run: Run) -> None:
     )
     assert 0 < cut["wait"] <= 0.5  # the overload's own 5 s, capped by max_delay
     assert stream["server_requests"] == 2
+
+    cut_step = step(doc, "cut")
+    assert [(a["model"], a["outcome"]) for a in cut_step["attempts"]] == [
+        ("writer-eu", "restart"),
+        ("writer-eu", "fallback"),
+        ("writer-us", "ok"),
+    ]
+    assert cut_step["server_requests"] == 3
+    assert [m["text"] for m in cut_step["marks"]] == [
+        "restart: writer-eu starts the answer over",
+        "restart: writer-us starts the answer over",
+    ]
 
     ctx = step(doc, "context")
     assert [(a["model"], a["outcome"]) for a in ctx["attempts"]] == [
@@ -181,6 +203,14 @@ def test_html_is_self_contained(run: Run) -> None:
     assert not re.search(r"\b(src|href)\s*=", page)
     assert "<script" not in page and "<link" not in page and "@import" not in page
     assert "url(http" not in page
+
+
+def test_the_reports_keep_ordinary_words_that_look_like_credentials(run: Run) -> None:
+    # "token exactly" once matched the credential pattern and lost its second word.
+    said = "the caller gets every token exactly once"
+    assert said in run.html.read_text(encoding="utf-8")
+    assert any(said in step["story"] for step in run.doc["steps"])
+    assert "[REDACTED]" not in run.html.read_text(encoding="utf-8")
 
 
 # -- the report in a real browser ------------------------------------------------------------

@@ -129,7 +129,7 @@ def test_real_endpoint_key_from_the_environment(monkeypatch: pytest.MonkeyPatch)
     assert keys == {"[REDACTED]"}
     assert SECRET not in out and SECRET not in err
     assert "SKIPPED (needs the fault server)" in out
-    assert "1 step(s) that ran behaved as expected; 6 skipped" in out
+    assert "1 step(s) that ran behaved as expected; 7 skipped" in out
 
 
 def _demo_env() -> str:
@@ -190,5 +190,5 @@ def test_the_command_in_a_real_process() -> None:
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     doc = json.loads(out)
-    assert doc["passed"] is True and doc["summary"]["steps_passed"] == 7
+    assert doc["passed"] is True and doc["summary"]["steps_passed"] == 8
     assert "Traceback" not in err

@@ -422,7 +422,7 @@ REDACTION_CASES = [
     "SK-UPPERCASE0123456789 BEARER ABCDEFGHIJ AIZA0123456789012345678901 akia0123456789abcdef",
     # non-ASCII: Unicode case folding (Kelvin sign for k, long s for s) must still be caught
     "\u017fk-abcdefghijklmnop and api_\u212aey=abcd1234 \u00e9",
-    "caf\u00e9 Bearer abcdefghijk",
+    "caf\u00e9 Bearer abcdefghijk1234",
 ]
 CLEAN_CASES = [
     "",
@@ -430,6 +430,8 @@ CLEAN_CASES = [
     "This model's maximum context length is 8192 tokens.",
     "Rate limit reached for requests",
     "\u017fome non-ascii text without any credential: caf\u00e9",
+    # A word after "Bearer" or "token" is English, not a credential (it was masked once).
+    "caf\u00e9: the caller gets every token exactly once; Bearer of bad news",
 ]
 
 

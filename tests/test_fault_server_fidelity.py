@@ -36,10 +36,14 @@ from surefoot.testing.faults import (
     Hang,
     HugeBody,
     Latency,
+    MalformedChunk,
     MalformedToolCall,
+    NoDone,
     Ok,
+    PrefillRejected,
     Reset,
     Rule,
+    SlowFirstToken,
     Status,
     StreamError,
     Truncate,
@@ -67,6 +71,10 @@ COVERED = {
     "error_in_200",
     "huge_body",
     "drip",
+    "slow_first_token",
+    "malformed_chunk",
+    "no_done",
+    "prefill_rejected",
 }
 
 streams = pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
@@ -884,6 +892,139 @@ async def test_async_plain_anthropic_malformed_tool_call(fault_server: FaultServ
         model=ANTHROPIC_MODEL, max_tokens=64, messages=MESSAGES
     )
     assert message.content[0].type == "tool_use" and message.content[0].input == {"city": "Paris"}
+
+
+# -- slow first token, malformed chunks, no terminator, prefill ------------------------------
+
+
+@streams
+def test_slow_first_token_within_the_timeout(stream: bool) -> None:
+    with FaultServer(event_ids=False) as server:  # as the providers stream
+        server.enqueue(SlowFirstToken(seconds=0.2, ping_every=0.05), times=2)
+        if stream:
+            assert streamed_text(ask_openai(oai(server), stream=True)) == PROMPT
+            assert event_text(ask_anthropic(anth(server), stream=True)) == PROMPT
+        else:
+            assert ask_openai(oai(server)).choices[0].message.content == PROMPT
+            assert ask_anthropic(anth(server)).content[0].text == PROMPT
+
+
+def test_openai_sdk_breaks_on_a_comment_after_an_id(fault_server: FaultServer) -> None:
+    """The OpenAI SDK's SSE decoder keeps the last event id (as the spec says) and so turns
+    the blank line after a ``: ping`` comment into an event with empty data, which it fails
+    to parse: keep-alive comments only work in a stream without ids."""
+    fault_server.enqueue(SlowFirstToken(seconds=0.1, ping_every=0.04))
+    chunks: list[Any] = []
+    with pytest.raises(json.JSONDecodeError):
+        openai_chunks(oai(fault_server), chunks)
+    assert len(chunks) == 1
+    fault_server.enqueue(SlowFirstToken(seconds=0.1, ping_every=0.04))  # Anthropic: events
+    assert event_text(ask_anthropic(anth(fault_server), stream=True)) == PROMPT
+
+
+def test_slow_first_token_beyond_the_read_timeout(fault_server: FaultServer) -> None:
+    """The SDKs' read timeout counts from the last byte: the first chunks arrive, then it
+    fires in the silence (pings would keep it from firing)."""
+    fault_server.enqueue(SlowFirstToken(seconds=3), times=2)
+    chunks: list[Any] = []
+    with pytest.raises(openai.APITimeoutError):
+        openai_chunks(oai(fault_server, timeout=HANG_TIMEOUT), chunks)
+    assert len(chunks) == 1 and chunks[0].choices[0].delta.role == "assistant"
+    events: list[Any] = []
+    with pytest.raises(httpx2.ReadTimeout):  # unwrapped mid-stream, as for a stall
+        anthropic_events(anth(fault_server, timeout=HANG_TIMEOUT), events)
+    assert [e.type for e in events] == ["message_start", "content_block_start"]  # + a ping
+
+
+def test_malformed_chunk_sdks_raise_json_errors(fault_server: FaultServer) -> None:
+    """Neither SDK skips a data line that is not JSON: both raise ``json.JSONDecodeError``
+    (unwrapped) where it arrives, after the chunks before it."""
+    fault_server.enqueue(MalformedChunk(after_events=3), times=2)
+    chunks: list[Any] = []
+    with pytest.raises(json.JSONDecodeError):
+        openai_chunks(oai(fault_server), chunks)
+    assert streamed_text(chunks) == "one two"
+    events: list[Any] = []
+    with pytest.raises(json.JSONDecodeError):
+        anthropic_events(anth(fault_server), events)
+    assert [e.type for e in events] == ["message_start", "content_block_start"]  # + a ping
+
+
+def test_malformed_chunk_plain(fault_server: FaultServer) -> None:
+    fault_server.enqueue(MalformedChunk(), times=2)
+    with pytest.raises(json.JSONDecodeError):
+        ask_openai(oai(fault_server))
+    with pytest.raises(json.JSONDecodeError):
+        ask_anthropic(anth(fault_server))
+
+
+@streams
+def test_no_done_is_accepted(fault_server: FaultServer, stream: bool) -> None:
+    """Neither SDK needs the terminator: a complete stream without it is a whole answer."""
+    fault_server.enqueue(NoDone(), times=3 if stream else 2)
+    if not stream:  # close-delimited JSON
+        assert ask_openai(oai(fault_server)).choices[0].message.content == PROMPT
+        assert ask_anthropic(anth(fault_server)).stop_reason == "end_turn"
+        return
+    chunks = ask_openai(oai(fault_server), stream=True)
+    assert streamed_text(chunks) == PROMPT and finish_reasons(chunks) == ["stop"]
+    events = ask_anthropic(anth(fault_server), stream=True)
+    assert events[-1].type == "message_delta" and event_text(events) == PROMPT
+    with anth(fault_server).messages.stream(
+        model=ANTHROPIC_MODEL, max_tokens=64, messages=MESSAGES
+    ) as helper:
+        final = helper.get_final_message()
+    assert final.stop_reason == "end_turn" and final.usage.output_tokens == 4
+
+
+PREFILLED: list[Any] = [*MESSAGES, {"role": "assistant", "content": "one two"}]
+
+
+@streams
+def test_prefill_rejected(fault_server: FaultServer, stream: bool) -> None:
+    fault_server.enqueue(PrefillRejected(), times=2)
+    with pytest.raises(openai.BadRequestError) as oe:
+        oai(fault_server).chat.completions.create(
+            model=OPENAI_MODEL, messages=PREFILLED, stream=stream
+        )
+    assert oe.value.code is None and oe.value.type == "invalid_request_error"
+    assert "does not support assistant message prefill" in oe.value.message
+    with pytest.raises(anthropic.BadRequestError) as ae:
+        anth(fault_server).messages.create(
+            model=ANTHROPIC_MODEL, max_tokens=64, messages=PREFILLED, stream=stream
+        )
+    assert ae.value.body["error"]["message"] == (  # type: ignore[index]
+        "This model does not support assistant message prefill. The conversation must end "
+        "with a user message."
+    )
+    # not prefilled: answered normally, the fault spent
+    fault_server.enqueue(PrefillRejected())
+    assert ask_openai(oai(fault_server)).choices[0].message.content == PROMPT
+
+
+@streams
+def test_prefill_continues(fault_server: FaultServer, stream: bool) -> None:
+    if stream:
+        chunks = list(
+            oai(fault_server).chat.completions.create(
+                model=OPENAI_MODEL, messages=PREFILLED, stream=True
+            )
+        )
+        assert streamed_text(chunks) == " three four"
+        events = list(
+            anth(fault_server).messages.create(
+                model=ANTHROPIC_MODEL, max_tokens=64, messages=PREFILLED, stream=True
+            )
+        )
+        assert event_text(events) == " three four"
+        return
+    reply = oai(fault_server).chat.completions.create(model=OPENAI_MODEL, messages=PREFILLED)
+    assert reply.choices[0].message.content == " three four"
+    assert reply.usage is not None and reply.usage.completion_tokens == 2
+    message = anth(fault_server).messages.create(
+        model=ANTHROPIC_MODEL, max_tokens=64, messages=PREFILLED
+    )
+    assert message.content[0].type == "text" and message.content[0].text == " three four"
 
 
 def test_every_fault_type_is_covered() -> None:

@@ -15,10 +15,14 @@ from surefoot.testing.faults import (
     ContentFilter,
     FaultServer,
     Hang,
+    MalformedChunk,
     MalformedToolCall,
     Match,
+    NoDone,
+    PrefillRejected,
     Reset,
     Rule,
+    SlowFirstToken,
     Status,
     StreamError,
     Truncate,
@@ -201,3 +205,85 @@ def test_streams_through_chunk_by_chunk(upstream: FaultServer, proxy: ChaosProxy
         first += resp.read1(65536)
     assert first.count(b"data: ") == 2 and b"[DONE]" not in first
     conn.close()
+
+
+# -- slow first token, malformed chunks, no terminator, prefill ------------------------------
+
+
+@both
+def test_slow_first_token_on_a_real_stream(
+    upstream: FaultServer, proxy: ChaosProxy, path: str
+) -> None:
+    import time
+
+    full = _events(request(upstream, path, body_for(path, True))[2])
+    proxy.enqueue(SlowFirstToken(seconds=0.3, ping_every=0.2))
+    start = time.monotonic()
+    got = _events(request(proxy, path, body_for(path, True))[2])
+    assert time.monotonic() - start >= 0.3
+    ping = ": ping" if path == OPENAI else 'event: ping\ndata: {"type": "ping"}'
+    first_delta = 1 if path == OPENAI else 3
+    assert got == [*full[:first_delta], ping, *full[first_delta:]]
+    proxy.enqueue(SlowFirstToken(seconds=0.3))
+    start = time.monotonic()
+    status, _, body = request(proxy, path, body_for(path))
+    assert status == 200 and time.monotonic() - start >= 0.3 and json.loads(body)
+
+
+@both
+def test_malformed_chunk_in_a_real_stream(
+    upstream: FaultServer, proxy: ChaosProxy, path: str
+) -> None:
+    full = _events(request(upstream, path, body_for(path, True))[2])
+    proxy.enqueue(MalformedChunk(after_events=2, text="garbage"))
+    got = _events(request(proxy, path, body_for(path, True))[2])
+    name = "event: content_block_delta\n" if path == ANTHROPIC else ""
+    assert got == [*full[:2], f"{name}data: garbage", *full[2:]]
+    whole = request(upstream, path, body_for(path))[2]
+    proxy.enqueue(MalformedChunk())
+    status, headers, body = request(proxy, path, body_for(path))
+    assert status == 200 and body == whole[: len(whole) // 2]
+    assert headers["content-length"] == str(len(body))
+
+
+@both
+def test_no_done_on_a_real_stream(upstream: FaultServer, proxy: ChaosProxy, path: str) -> None:
+    full = _events(request(upstream, path, body_for(path, True))[2])
+    proxy.enqueue(NoDone())
+    assert _events(request(proxy, path, body_for(path, True))[2]) == full[:-1]
+    whole = request(upstream, path, body_for(path))[2]
+    proxy.enqueue(NoDone())
+    status, headers, body = request(proxy, path, body_for(path))
+    assert status == 200 and body == whole and "content-length" not in headers
+
+
+@both
+def test_prefill_rejected_without_calling_upstream(upstream: FaultServer, path: str) -> None:
+    with ChaosProxy(upstream.base_url, rules=[Rule(PrefillRejected())]) as prx:
+        body = body_for(path)
+        body["messages"].append({"role": "assistant", "content": "red"})
+        status, _, answer = request(prx, path, body)
+        assert status == 400
+        doc = json.loads(answer)
+        message = doc["error"]["message"]
+        assert message.startswith("This model does not support assistant message prefill.")
+        assert request(prx, path, body_for(path))[0] == 200  # not prefilled: forwarded
+    assert len(upstream.requests) == 1
+
+
+def test_responses_stream_faults_through_the_proxy(
+    upstream: FaultServer, proxy: ChaosProxy
+) -> None:
+    body = {"model": "gpt-test", "input": "red green blue", "stream": True}
+    full = _events(request(upstream, "/v1/responses", body)[2])
+    assert full[-1].startswith("event: response.completed")
+    proxy.enqueue(Truncate())
+    assert _events(request(proxy, "/v1/responses", body)[2]) == full[:-1]
+    proxy.enqueue(StreamError(after_deltas=1))
+    cut = _events(request(proxy, "/v1/responses", body)[2])
+    assert cut[:-1] == full[:5] and '"error"' in cut[-1]
+    proxy.enqueue(ContentFilter(text="red"))
+    status, _, answer = request(proxy, "/v1/responses", {**body, "stream": False})
+    doc = json.loads(answer)
+    assert status == 200 and doc["status"] == "incomplete"
+    assert doc["incomplete_details"] == {"reason": "content_filter"}

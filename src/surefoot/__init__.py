@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from surefoot._version import __version__
 
 if TYPE_CHECKING:
-    from surefoot import catalog
+    from surefoot import catalog, telemetry
     from surefoot._classify import (
         KINDS,
         Kind,
@@ -86,6 +86,7 @@ if TYPE_CHECKING:
         ModelAttempt,
         ModelSpec,
         Pending,
+        RestartEvent,
         ResultEvent,
         RunResult,
         Suspend,
@@ -186,6 +187,7 @@ _WHERE: dict[str, str] = {
     "ModelAttempt": "surefoot.llm",
     "ModelSpec": "surefoot.llm",
     "Pending": "surefoot.llm",
+    "RestartEvent": "surefoot.llm",
     "ResultEvent": "surefoot.llm",
     "RunResult": "surefoot.llm",
     "Suspend": "surefoot.llm",
@@ -201,8 +203,8 @@ _WHERE: dict[str, str] = {
 
 
 def __getattr__(name: str) -> Any:
-    if name == "catalog":
-        return importlib.import_module("surefoot.catalog")
+    if name == "catalog" or name == "telemetry":
+        return importlib.import_module(f"surefoot.{name}")
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module 'surefoot' has no attribute {name!r}")
@@ -258,6 +260,7 @@ __all__ = [
     "ProblemItem",
     "RateLimitError",
     "RateLimitInfo",
+    "RestartEvent",
     "ResultEvent",
     "RetryBudget",
     "RetryPolicy",
@@ -297,7 +300,33 @@ __all__ = [
     "parse_ratelimit_headers",
     "ratelimit_of",
     "resilient",
+    "telemetry",
     "time_left",
     "tool_from_function",
     "wrap",
 ]
+
+
+def _event_log_from_environment() -> None:
+    """``SUREFOOT_EVENTS=path``: write the event log of this process's runs to ``path``."""
+    import os
+
+    path = os.environ.get("SUREFOOT_EVENTS")
+    if not path:
+        return
+    from surefoot.telemetry import record_events
+
+    try:
+        record_events(path)
+    except OSError as exc:
+        import warnings
+
+        warnings.warn(
+            f"surefoot: SUREFOOT_EVENTS={path!r} cannot be opened for writing ({exc}); "
+            "no event log is written",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+
+
+_event_log_from_environment()

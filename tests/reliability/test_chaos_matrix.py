@@ -2,8 +2,9 @@
 
 Each cell runs one call against a :class:`FaultServer` with a 1 s deadline and asserts:
 
-- the outcome is the exact scripted text (a stream: the concatenated deltas, none lost or
-  repeated) or a typed :class:`surefoot.SurefootError` (whose deltas so far are a prefix of it);
+- the outcome is the exact scripted text (a stream: the concatenated deltas since the last
+  restart event, none lost or repeated) or a typed :class:`surefoot.SurefootError` (whose
+  deltas so far are a prefix of it);
 - the run ends no later than its deadline + 50 ms (a bound, not a timing assertion);
 - after ``close()`` no socket, file descriptor or thread is left behind (the process-wide
   deadline-shutter thread excepted).
@@ -58,6 +59,12 @@ CASES: list[tuple[str, faults.Fault, int, dict[str, Any]]] = [
     ("huge-body", faults.HugeBody(megabytes=0.5), 1, {}),
     ("drip-fast", faults.Drip(chunk_bytes=64, interval=0.001), 1, {}),
     ("drip-slow", faults.Drip(chunk_bytes=1, interval=0.05), 100, {}),
+    ("slow-first-token", faults.SlowFirstToken(seconds=0.2), 1, {}),
+    ("slow-first-token-past-deadline", faults.SlowFirstToken(seconds=3.0), 100, {}),
+    ("malformed-chunk", faults.MalformedChunk(after_events=2), 1, {}),
+    ("malformed-chunk-always", faults.MalformedChunk(after_events=2, count=5), 100, {}),
+    ("no-done", faults.NoDone(), 100, {}),
+    ("prefill-rejected", faults.PrefillRejected(), 100, {}),
 ]
 
 #: Cells that reveal a defect outside this suite's reach: (case, mode, kind) -> reason.
@@ -133,7 +140,9 @@ def _run_sync(options: dict[str, Any], kind: str) -> tuple[float, str, Any]:
             else:
                 out = None
                 for ev in client.stream("hello"):
-                    if ev.type == "text":
+                    if ev.type == "restart":  # the answer starts over: what came before goes
+                        deltas.clear()
+                    elif ev.type == "text":
                         deltas.append(ev.text)
                     elif ev.type == "result":
                         out = ev.result
@@ -154,7 +163,9 @@ def _run_async(options: dict[str, Any], kind: str) -> tuple[float, str, Any]:
                 else:
                     out = None
                     async for ev in client.stream("hello"):
-                        if ev.type == "text":
+                        if ev.type == "restart":
+                            deltas.clear()
+                        elif ev.type == "text":
                             deltas.append(ev.text)
                         elif ev.type == "result":
                             out = ev.result

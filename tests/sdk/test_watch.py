@@ -295,8 +295,11 @@ def test_anthropic_stream() -> None:
     assert state(w) == (False, False, None, -1)
     w.feed(named([ANTHROPIC_DELTA]))
     assert w.started and not w.done
-    w.feed(named(ANTHROPIC_TAIL[:2]))
-    assert not w.done  # message_delta's stop_reason is not the end: message_stop is
+    w.feed(named(ANTHROPIC_TAIL[:1]))
+    assert not w.done
+    w.feed(named(ANTHROPIC_TAIL[1:2]))
+    # message_delta's stop_reason ends the answer: a stream closed there is complete
+    assert w.done and w.error is None
     w.feed(named(ANTHROPIC_TAIL[2:]))
     assert w.done and w.error is None
 

@@ -128,6 +128,16 @@ def _cases() -> list[Case]:
         Case(f.HugeBody(megabytes=1), False, 1, answer="*huge"),
         Case(f.Drip(chunk_bytes=64, interval=0.0), False, 1),
         Case(f.Drip(chunk_bytes=16, interval=0.0), True, 1),
+        # slow before the first token, but within every limit: answered
+        Case(f.SlowFirstToken(seconds=0.05), False, 1),
+        Case(f.SlowFirstToken(seconds=0.05), True, 1),
+        # a stream that ends after its finish reason without [DONE]/message_stop: whole
+        Case(f.NoDone(), False, 1),
+        Case(f.NoDone(), True, 1),
+        # a body that is not JSON: retried unseen
+        Case(f.MalformedChunk(), False, 2),
+        # not a prefilled request: answered normally
+        Case(f.PrefillRejected(), False, 1),
     ]
 
 

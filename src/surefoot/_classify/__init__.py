@@ -57,8 +57,21 @@ Every error carries ``context.http_status``, ``context.request_id`` (``x-request
 ``request-id``, ``x-amzn-requestid``, ``apim-request-id``, ``cf-ray``... or the body's),
 ``context.metadata`` with ``provider``, ``dialect``, ``provider_code`` and, when the headers
 had any, ``ratelimit`` (a :class:`RateLimitInfo` as a dict: read it back with
-:func:`ratelimit_of`), and ``retry_after`` from the server's hints. A problem+json body's
-parsed :class:`~surefoot.ProblemDetails` is the error's ``problem_details``.
+:func:`ratelimit_of`), and ``retry_after`` from the server's hints.
+
+``context.metadata["classified_by"]`` says, as one short string, what decided the kind (for
+debugging a verdict, and printed by ``surefoot classify --explain``): the code
+(``code=unsupported_parameter``; an unlisted code read by its family says so:
+``code=modelweeklyusagelimitreached (spend/usage limit family)``), the message rule
+(``message matched 'does not support' -> capability_mismatch``: each rule's label names its
+family of phrasings), a finish or stop reason (``finishReason=safety``, ``stopReason=...``),
+the status (``status 429``), the dialect's own decision (``gemini dialect``), the exception
+class (``exception class ReadTimeout (timeout)``), numbers in a limit message, or ``nothing
+matched``. The labels are constants of the rule tables, so recording them costs nothing;
+their wording may change between releases (match on the kind, not on this string).
+
+A problem+json body's parsed :class:`~surefoot.ProblemDetails` is the error's
+``problem_details``.
 """
 
 from surefoot._classify._exceptions import classify_exception

@@ -9,7 +9,7 @@ paths read it here. Stop reasons of successful responses (``refusal``,
 from __future__ import annotations
 
 from surefoot._classify._rules import Finding
-from surefoot._classify._util import as_dict, as_str
+from surefoot._classify._util import as_dict, as_str, status_of
 
 __all__ = ["extract"]
 
@@ -24,12 +24,22 @@ def extract(obj: object) -> Finding | None:
         return None
     details = as_dict(e.get("details")) or {}
     # error.details.error_code names the cause within the broad type (a 429 rate_limit_error
-    # may be enforced_spend_limit_reached, a spent quota): it is read before the type.
-    codes = [c for c in (as_str(details.get("error_code"), 128), as_str(e.get("type"), 128)) if c]
+    # may be enforced_spend_limit_reached, a spent quota): it is read before the type. The
+    # same envelope relayed by the OpenAI Responses API (Codex) carries an ``error.code``.
+    codes = [
+        c
+        for c in (
+            as_str(details.get("error_code"), 128),
+            as_str(e.get("code"), 128),
+            as_str(e.get("type"), 128),
+        )
+        if c
+    ]
     rid = as_str(d.get("request_id"), 128) or None
     return Finding(
         "anthropic",
         message=as_str(e.get("message")),
         codes=codes,
         request_id=rid,
+        status=status_of(d.get("status_code")) or status_of(e.get("status_code")),
     )

@@ -53,7 +53,7 @@ K = Kind
 DAY_S = 86_400.0
 _MAX_MESSAGE = 2000
 
-_DAILY = re.compile(r"per[ -]?day|\bdaily\b|\b(TPD|RPD)\b", re.IGNORECASE)
+_DAILY = re.compile(r"per[ _-]?day|(\b|_)daily(\b|_)|\b(TPD|RPD)\b", re.IGNORECASE)
 
 _TYPES: dict[Kind, LLMErrorType] = {
     K.QUOTA_EXHAUSTED: LLMErrorType.QUOTA_EXHAUSTED,
@@ -122,8 +122,11 @@ def refine(kind: Kind, finding: Finding, retry_after: float | None) -> Kind:
     if kind is not K.RATE_LIMIT or finding.kind is not None:
         return kind
     if retry_after is not None and retry_after >= DAY_S:
+        finding.reason = f"{finding.reason}; the server's wait is a day or more -> quota_exhausted"
         return K.QUOTA_EXHAUSTED
-    if _DAILY.search(finding.message) and hint_from_text(finding.message) is None:
+    daily = _DAILY.search(finding.message) or any(_DAILY.search(c) for c in finding.codes)
+    if daily and hint_from_text(finding.message) is None:
+        finding.reason = f"{finding.reason}; a per-day bucket -> quota_exhausted"
         return K.QUOTA_EXHAUSTED
     return kind
 
@@ -141,12 +144,15 @@ def build(
     retry_after: float | None = None,
     default_message: str = "",
     should_retry: bool | None = None,
+    hinted: bool = False,
 ) -> SurefootError:
     """The typed error for ``kind``; see the package docstring for the class of each kind.
 
-    ``should_retry`` is the response's ``x-should-retry`` (see :func:`should_retry_of`)."""
+    ``should_retry`` is the response's ``x-should-retry`` (see :func:`should_retry_of`);
+    ``hinted`` says ``retry_after`` is already :func:`retry_hint`'s answer (``None`` included),
+    so it is not looked for twice."""
     now_s = time.time() if now is None else now
-    if retry_after is None:
+    if retry_after is None and not hinted:
         retry_after = retry_hint(headers, finding, now_s)
     retryable = default_retryable(kind)
     if finding.retryable is not None:
@@ -168,7 +174,11 @@ def build(
     if run_timeout:
         retryable = False
     service = provider or finding.provider or finding.dialect
-    meta: dict[str, Any] = {"provider": service, "dialect": finding.dialect}
+    meta: dict[str, Any] = {
+        "provider": service,
+        "dialect": finding.dialect,
+        "classified_by": finding.reason or f"kind {kind.value}",
+    }
     if finding.codes:
         meta["provider_code"] = finding.codes[0]
     if finding.provider and finding.provider != service:

@@ -450,16 +450,22 @@ def _transport_error(
     category: str, e: BaseException, provider: str | None, model: str | None
 ) -> SurefootError:
     name = type(e).__name__
+    err: SurefootError
     if category == "timeout":
         msg = f"{name}: {_safe_str(e) or 'the operation timed out'}"
-        return TimeoutError(msg, kind="timeout", retryable=True)
-    if category == "network":
+        err = TimeoutError(msg, kind="timeout", retryable=True)
+    elif category == "network":
         host, port = _host_port(e)
         msg = f"{name}: {_safe_str(e)}"
-        return NetworkError(msg, host=host, port=port, kind="network", retryable=True)
-    error_type, retryable = _LLM_CATEGORIES[category]
-    msg = f"{name}: {_BYTES_LITERAL.sub(_MASKED_BYTES, _safe_str(e))}"
-    return LLMError(msg, error_type=error_type, retryable=retryable, provider=provider, model=model)
+        err = NetworkError(msg, host=host, port=port, kind="network", retryable=True)
+    else:
+        error_type, retryable = _LLM_CATEGORIES[category]
+        msg = f"{name}: {_BYTES_LITERAL.sub(_MASKED_BYTES, _safe_str(e))}"
+        err = LLMError(
+            msg, error_type=error_type, retryable=retryable, provider=provider, model=model
+        )
+    err.context.metadata["classified_by"] = f"exception class {name} ({category})"
+    return err
 
 
 def _headers(headers: object) -> Any:

@@ -18,7 +18,7 @@ gives exactly that answer, faster:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from re import _constants as _c  # type: ignore[attr-defined]
 from re import _parser as _p  # type: ignore[attr-defined]
 from typing import Any, Generic, TypeVar
@@ -109,6 +109,73 @@ def _lowercase_only(pattern: str) -> bool:
     return walk(_p.parse(pattern, 0))
 
 
+def _cover(lits: frozenset[str], min_len: int = 4) -> tuple[str, ...]:
+    """Fewer strings to look for than ``lits``, each literal containing one of them (so the
+    check stays a necessary condition): the substring of at least ``min_len`` characters
+    shared by the most literals, greedily, longest first on ties ("unsupported" and "not
+    supported" -> "supported"). Fewer ``in`` tests cost less than the rare extra regex run."""
+    left = set(lits)
+    out: list[str] = []
+    while left:
+        best = ""
+        best_n = 1
+        for lit in left:
+            for i in range(len(lit)):
+                for j in range(i + min_len, len(lit) + 1):
+                    sub = lit[i:j]
+                    n = sum(sub in other for other in left)
+                    if n > best_n or (n == best_n and n > 1 and len(sub) > len(best)):
+                        best, best_n = sub, n
+        if not best:
+            out.extend(sorted(left))
+            break
+        out.append(best)
+        left = {lit for lit in left if best not in lit}
+    return tuple(sorted(out, key=len))
+
+
+def split_alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of ``pattern`` (``a|b(c|d)`` -> ``["a", "b(c|d)"]``).
+
+    A search for the whole pattern finds a match exactly when a search for one of them does, so
+    each can be searched alone, behind its own literals: most never run, and one starting with
+    a literal lets ``sre`` scan for it instead of trying a group at every position."""
+    parts: list[str] = []
+    depth = 0
+    in_class = False
+    start = 0
+    i = 0
+    n = len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            if ch == "]":
+                in_class = False
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "^":
+                i += 1
+            if pattern[i + 1 : i + 2] == "]":
+                i += 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    parts.append(pattern[start:])
+    return parts
+
+
+#: One searchable alternative of a row: its compiled search and the literals it needs.
+_Piece = tuple[Callable[[str], object], tuple[str, ...] | None]
+
+
 class RuleTable(Generic[T]):
     """An ordered ``(value, pattern)`` table answering "the first row that matches"."""
 
@@ -116,42 +183,70 @@ class RuleTable(Generic[T]):
 
     def __init__(self, rows: Sequence[tuple[T, re.Pattern[str]]]) -> None:
         self._rows = tuple(rows)
-        fast: list[tuple[T, re.Pattern[str], tuple[str, ...] | None]] = []
-        for value, pattern in self._rows:
+        fast: list[tuple[int, tuple[str, ...] | None, tuple[_Piece, ...]]] = []
+        for i, (_, pattern) in enumerate(self._rows):
             if pattern.flags & _FLAGS != _FLAGS or not _lowercase_only(pattern.pattern):
                 raise ValueError(f"a rule must be lower-case, IGNORECASE|DOTALL: {pattern!r}")
-            lits = required_literals(pattern.pattern)
-            fast.append(
-                (
-                    value,
-                    re.compile(pattern.pattern, re.DOTALL),
-                    None if lits is None else tuple(sorted(lits, key=len)),
+            # the row's literals (any of its alternatives' literals) say whether to look at
+            # it at all; then each top-level alternative behind its own
+            parts = split_alternatives(pattern.pattern)
+            part_lits = [required_literals(part) for part in parts]
+            row_lits: tuple[str, ...] | None = None
+            if all(lits is not None for lits in part_lits):
+                row_lits = _cover(frozenset().union(*part_lits))  # type: ignore[arg-type]
+            if len(parts) == 1:
+                pieces: tuple[_Piece, ...] = ((re.compile(parts[0], re.DOTALL).search, None),)
+            else:
+                pieces = tuple(
+                    (re.compile(part, re.DOTALL).search, None if lits is None else _cover(lits))
+                    for part, lits in zip(parts, part_lits, strict=True)
                 )
-            )
+            fast.append((i, row_lits, pieces))
         self._fast = tuple(fast)
 
     def first(self, text: str, low: str | None) -> T | None:
         """The value of the first row matching ``text``; ``low`` is ``text.lower()`` when
         ``text`` is ASCII, else ``None``."""
+        i = self.first_index(text, low)
+        return None if i < 0 else self._rows[i][0]
+
+    def first_index(self, text: str, low: str | None) -> int:
+        """The index of the first row matching ``text`` (``-1`` for none): callers keep
+        per-row data, such as the label naming the rule, in a tuple parallel to the rows."""
         if not text:
-            return None
+            return -1
         if low is None:
-            for value, pattern in self._rows:
+            for i, (_, pattern) in enumerate(self._rows):
                 if pattern.search(text):
-                    return value
-            return None
-        for value, pattern, lits in self._fast:
-            if lits is not None:
-                for lit in lits:
-                    if lit in low:
-                        break
-                else:
+                    return i
+            return -1
+        has = low.__contains__
+        for i, row_lits, pieces in self._fast:
+            # the literal checks in C (``any`` over ``map``), not one bytecode loop per literal
+            if row_lits is not None and not any(map(has, row_lits)):
+                continue
+            for search, lits in pieces:
+                if lits is not None and not any(map(has, lits)):
                     continue
-            if pattern.search(low):
-                return value
-        return None
+                if search(low):
+                    return i
+        return -1
+
+
+#: The non-ASCII characters ``IGNORECASE`` matches against an ASCII letter although
+#: ``str.lower`` does not map them onto it: U+0130 (capital I with dot), U+0131 (dotless i),
+#: U+017F (long s), U+212A (Kelvin sign) -- every such character, found by trying
+#: ``(?i)[a-z0-9_]`` on all of Unicode (``tests/test_classify_fastrules.py`` checks the
+#: list). U+0130 is also the only character whose ``lower()`` is longer than itself.
+FOLD_SPECIAL = frozenset("\u0130\u0131\u017f\u212a")
 
 
 def lowered(text: str) -> str | None:
-    """``text.lower()`` for ASCII text (where it is exact), else ``None``."""
-    return text.lower() if text.isascii() else None
+    """``text.lower()`` where the lower-cased, case-sensitive tables give the same answer as
+    the original ones: ASCII text, and text whose non-ASCII characters (a typographic
+    apostrophe, an accented letter) have no ASCII case partner; else ``None``."""
+    if text.isascii():
+        return text.lower()
+    if not FOLD_SPECIAL.isdisjoint(text):
+        return None
+    return text.lower()

@@ -85,8 +85,11 @@ def extract(obj: object, *, force: bool = False) -> Finding | None:
             f.codes.append(as_str(ed.get("reason"), 128))
     if any(_PER_DAY.search(b) for b in buckets):
         f.kind = Kind.QUOTA_EXHAUSTED
+        f.reason = "QuotaFailure per-day bucket"
     elif any(_PER_MINUTE.search(b) for b in buckets):
         f.kind = Kind.RATE_LIMIT
+        f.reason = "QuotaFailure per-minute bucket"
     elif status_s == "RESOURCE_EXHAUSTED" and _LIMIT_ZERO.search(f.message):
         f.kind = Kind.QUOTA_EXHAUSTED
+        f.reason = "RESOURCE_EXHAUSTED with limit: 0"
     return f

@@ -76,7 +76,11 @@ def _classify(
             return found
         return build(
             Kind.UNKNOWN,
-            Finding("none", message=f"HTTP {status}: no failure found in the response"),
+            Finding(
+                "none",
+                message=f"HTTP {status}: no failure found in the response",
+                reason="no failure found in the 2xx response",
+            ),
             status=status,
             headers=h,
             provider=provider,
@@ -97,6 +101,7 @@ def _classify(
         in_stream=in_stream,
         now=now,
         retry_after=retry_after,
+        hinted=True,
         # Only a failed status speaks for the failure: on a 2xx the header (if any) was sent
         # before the error inside the body existed, and that path returned above.
         should_retry=should_retry_of(h),

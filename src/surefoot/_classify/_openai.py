@@ -80,6 +80,15 @@ def _from_error(e: dict[str, Any], sub: SubExtract, depth: int) -> Finding:
     provider = meta.get("provider_name")
     if isinstance(provider, str) and provider:
         f.provider = provider[:64]
+    # OpenRouter names which limit tripped (``upstream_provider_shared_pool``, a per-day
+    # free-model bucket, a key's budget...): read as a code after the body's own.
+    # ``metadata.reason`` (``in_flight_budget_exhausted``) names the cause more exactly still.
+    reason = as_str(meta.get("reason"), 128)
+    if reason:
+        f.codes.append(reason)
+    source = as_str(meta.get("limit_source"), 128)
+    if source:
+        f.codes.append(source)
     raw = meta.get("raw")
     if raw is None or depth >= 2:
         return f
@@ -89,6 +98,8 @@ def _from_error(e: dict[str, Any], sub: SubExtract, depth: int) -> Finding:
         upstream.dialect = "openrouter"
         upstream.status = upstream.status if upstream.status is not None else status
         upstream.provider = f.provider
+        if source:
+            upstream.codes.append(source)
         if message and message not in upstream.message:
             upstream.message = f"{upstream.message} ({message})" if upstream.message else message
         return upstream

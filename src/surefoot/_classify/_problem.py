@@ -85,9 +85,11 @@ def extract(obj: object) -> Finding | None:
     if code:
         f.catalog_code = code[:128]
         f.kind = CODES.get(code.upper())
+        f.reason = "problem error_code"
     if f.kind is None and pd.title:
         # the title names the problem; the detail often speculates about causes
         f.kind = title_kind(pd.title)
+        f.reason = "problem title"
     f.request_id = pd.request_id
     return f
 

@@ -43,19 +43,43 @@ FINISH_REASONS: dict[str, Kind] = {
     "refusal": K.CONTENT_FILTERED,
     "guardrail_intervened": K.CONTENT_FILTERED,
     "error_toxic": K.CONTENT_FILTERED,
+    "image_recitation": K.CONTENT_FILTERED,
     "model_context_window_exceeded": K.CONTEXT_TOO_LONG,
     "malformed_function_call": K.MALFORMED_TOOL_CALL,
     "unexpected_tool_call": K.MALFORMED_TOOL_CALL,
+    "too_many_tool_calls": K.MALFORMED_TOOL_CALL,
+    # Bedrock Converse: the model's output (or its tool use) could not be parsed
+    "malformed_model_output": K.MALFORMED_TOOL_CALL,
+    "malformed_tool_use": K.MALFORMED_TOOL_CALL,
+    # Gemini: the answer was invalid, or a thought signature was not passed back
+    "malformed_response": K.MALFORMED_TOOL_CALL,
+    "missing_thought_signature": K.INVALID_REQUEST,
+    # Gemini: the prompt's language is not supported by the model
+    "language": K.CAPABILITY_MISMATCH,
+    # OpenRouter: the upstream failed mid-generation (HTTP 200, truncated content)
+    "error": K.SERVER_ERROR,
 }
 
+#: ``classified_by`` labels of the finish reasons, per field, computed once.
+_FIELDS = (
+    "stop_reason",
+    "stopReason",
+    "finish_reason",
+    "finishReason",
+    "incomplete_details.reason",
+)
+_LABELS: dict[tuple[str, str], str] = {(f, r): f"{f}={r}" for f in _FIELDS for r in FINISH_REASONS}
 
-def _reason(value: object, message: str = "") -> Finding | None:
+
+def _reason(value: object, message: str = "", fld: str = "finish_reason") -> Finding | None:
     reason = as_str(value, 64).lower()
     kind = FINISH_REASONS.get(reason)
     if kind is None:
         return None
     text = message or f"the response stopped with reason {reason!r}"
-    return Finding("response", message=text, codes=[reason], kind=kind)
+    f = Finding("response", message=text, codes=[reason], kind=kind)
+    f.reason = _LABELS.get((fld, reason), fld)
+    return f
 
 
 def _tool_args(message: dict[str, Any]) -> Finding | None:
@@ -82,6 +106,7 @@ def _tool_args(message: dict[str, Any]) -> Finding | None:
                 message=f"tool call {name!r} has arguments that are not valid JSON",
                 codes=["invalid_tool_arguments"],
                 kind=K.MALFORMED_TOOL_CALL,
+                reason="tool call arguments are not valid JSON",
             )
     return None
 
@@ -100,7 +125,7 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
     # Anthropic messages and streamed message_delta; Bedrock Converse.
     for holder in (d, as_dict(d.get("delta")) or {}):
         for key in ("stop_reason", "stopReason"):
-            f = _reason(holder.get(key), _refusal_text(d))
+            f = _reason(holder.get(key), _refusal_text(d), key)
             if f is not None:
                 return f
     # OpenAI chat completions (and chunks), Cohere.
@@ -124,17 +149,27 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
     f = _reason(d.get("finish_reason"))
     if f is not None:
         return f
-    # Gemini / Vertex.
-    feedback = as_dict(d.get("promptFeedback"))
+    # Gemini / Vertex, in the REST API's camelCase or the SDKs' snake_case.
+    feedback = as_dict(d.get("promptFeedback")) or as_dict(d.get("prompt_feedback"))
     if feedback is not None:
-        block = as_str(feedback.get("blockReason"), 64)
-        if block and block != "BLOCK_REASON_UNSPECIFIED":
-            text = as_str(feedback.get("blockReasonMessage")) or f"prompt blocked: {block}"
-            return Finding("gemini", message=text, codes=[block], kind=K.CONTENT_FILTERED)
+        block = as_str(feedback.get("blockReason") or feedback.get("block_reason"), 64)
+        if block and block.upper() != "BLOCK_REASON_UNSPECIFIED":
+            text = (
+                as_str(feedback.get("blockReasonMessage") or feedback.get("block_reason_message"))
+                or f"prompt blocked: {block}"
+            )
+            f = Finding("gemini", message=text, codes=[block], kind=K.CONTENT_FILTERED)
+            f.reason = "promptFeedback.blockReason"
+            return f
     for cand in as_list(d.get("candidates")):
         c = as_dict(cand)
         if c is not None:
-            f = _reason(c.get("finishReason"), as_str(c.get("finishMessage")))
+            camel = "finishReason" in c
+            f = _reason(
+                c.get("finishReason") if camel else c.get("finish_reason"),
+                as_str(c.get("finishMessage") or c.get("finish_message")),
+                "finishReason" if camel else "finish_reason",
+            )
             if f is not None:
                 f.dialect = "gemini"
                 return f
@@ -155,7 +190,9 @@ def refusal_finding(value: object) -> Finding | None:
     text = as_str(value).strip()
     if not text:
         return None
-    return Finding("openai", message=text, codes=["refusal"], kind=K.CONTENT_FILTERED)
+    return Finding(
+        "openai", message=text, codes=["refusal"], kind=K.CONTENT_FILTERED, reason="refusal"
+    )
 
 
 def responses_finding(d: dict[str, Any]) -> Finding | None:
@@ -167,7 +204,7 @@ def responses_finding(d: dict[str, Any]) -> Finding | None:
         return Finding("openai", message=as_str(err.get("message")), codes=[code] if code else [])
     inc = as_dict(d.get("incomplete_details"))
     if status == "incomplete" and inc is not None:
-        f = _reason(inc.get("reason"))
+        f = _reason(inc.get("reason"), "", "incomplete_details.reason")
         if f is not None:
             return f
     for item in as_list(d.get("output")):

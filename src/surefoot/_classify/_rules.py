@@ -7,12 +7,16 @@ A dialect extracts a :class:`Finding` (message, codes, maybe a kind it is sure o
 2. :data:`STRONG_TEXT`: phrases that beat any code ("Request too large ... tokens per min" is
    context_too_long although its code says ``rate_limit_exceeded``; "credit balance is too
    low" is quota_exhausted although Anthropic types it ``invalid_request_error``);
-3. :data:`STRONG_CODES`: provider codes that name the cause exactly;
-4. :data:`TEXT_RULES`: message phrases;
+3. :data:`STRONG_CODES`: provider codes that name the cause exactly, and for a code none of
+   the tables lists, :data:`CODE_FAMILIES` (its parts: ``..._usage_limit_reached`` is a spent
+   quota, ``..._policy`` a content filter), most specific code first;
+4. :data:`TEXT_RULES`: message phrases, each row a family of phrasings;
 5. :data:`WEAK_CODES`: generic codes (``invalid_request_error``, ``api_error``, ...);
 6. :func:`kind_for_status`: the HTTP status alone.
 
-Adding a provider's wording is one row in a table, never a new branch.
+Then numbers in a limit message may correct the answer (:mod:`surefoot._classify._limits`).
+The step that answered leaves a constant label in ``Finding.reason`` (the error's
+``classified_by``). Adding a provider's wording is one row in a table, never a new branch.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from surefoot._classify._fastre import RuleTable, lowered
 from surefoot._classify._kinds import Kind
+from surefoot._classify._limits import limits_kind
 
 if TYPE_CHECKING:
     from surefoot.problem import ProblemDetails
@@ -60,20 +65,37 @@ class Finding:
     provider: str | None = None
     problem: ProblemDetails | None = None
     catalog_code: str | None = None
+    #: What decided the kind (``err.context.metadata["classified_by"]``): a constant label of
+    #: the rule, set by :func:`decide` or by the dialect that decided the kind itself.
+    reason: str = ""
 
 
 def norm_code(code: object) -> str:
     """A code compared case- and punctuation-insensitively: ``Throttling-Exception`` ->
     ``throttlingexception``; Bedrock's ``ns#ThrottlingException:url`` -> its bare name."""
-    s = str(code).strip()
+    s = code if isinstance(code, str) else str(code)
     if "#" in s:
         s = s.rsplit("#", 1)[1]
     if ":" in s:
         s = s.split(":", 1)[0]
-    return re.sub(r"[^a-z0-9]", "", s.lower())
+    s = s.lower()
+    if s.isascii():  # the common case, without the regex engine
+        return s.translate(_DROP_ASCII)
+    return _NOT_ALNUM.sub("", s)
+
+
+#: Every ASCII character but ``[a-z0-9]`` (the text is lower-cased first), for ``translate``.
+_DROP_ASCII = {c: None for c in range(128) if not chr(c).isalnum() or chr(c).isupper()}
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+
+
+#: ``classified_by`` labels of the exact codes, by normalised code: ``code=rate_limit_error``.
+CODE_LABELS: dict[str, str] = {}
 
 
 def _codes(kind: Kind, *names: str) -> dict[str, Kind]:
+    for n in names:
+        CODE_LABELS.setdefault(norm_code(n), f"code={n}")
     return {norm_code(n): kind for n in names}
 
 
@@ -113,6 +135,13 @@ STRONG_CODES: dict[str, Kind] = {
         "enforced_spend_limit_reached",
         "linked_organization_spend_limit_reached",
         "linked_organization_billing_unavailable",
+        "credits_required",  # Anthropic: the plan's usage credits are spent (a 429)
+        "usage_limit_reached",  # OpenAI Codex / ChatGPT plan window spent (hours away)
+        "usage_limit_exceeded",
+        "spend_limit_reached",
+        "spend_limit_exceeded",
+        "budget_exceeded",
+        "key_limit_exceeded",
     ),
     **_codes(
         K.CONTEXT_TOO_LONG,
@@ -121,6 +150,32 @@ STRONG_CODES: dict[str, Kind] = {
         "context_window_exceeded",
         "request_too_large",
         "LLM_CONFIG_CONTEXT_TOO_SMALL",
+        "prompt_too_long",
+        "input_too_long",
+    ),
+    **_codes(
+        K.INVALID_REQUEST,
+        # request-format limits: a field, array, image or file over its bound
+        "string_above_max_length",
+        "array_above_max_length",
+        "array_below_min_length",
+        "integer_above_max_value",
+        "image_too_large",
+        "image_file_too_large",
+        "file_too_large",
+        "payload_too_large",
+        "invalid_image_format",
+        "invalid_base64_image",
+        "missing_thought_signature",
+    ),
+    **_codes(
+        K.CAPABILITY_MISMATCH,
+        "OperationNotSupported",
+        "unsupported_parameter",  # OpenAI: "'max_tokens' is not supported with this model"
+        "claude_code_version_too_old",  # Anthropic: the client cannot use this model
+        "model_not_supported_for_feature",
+        "unsupported_feature",
+        "feature_not_supported",
     ),
     **_codes(
         K.CONTENT_FILTERED,
@@ -131,6 +186,9 @@ STRONG_CODES: dict[str, Kind] = {
         "moderation_blocked",
         "PROHIBITED_CONTENT",
         "SAFETY",
+        "cyber_policy",  # OpenAI Codex / Responses: flagged for cybersecurity risk
+        "image_content_policy_violation",
+        "invalid_prompt",  # Responses API: the prompt was flagged
     ),
     **_codes(
         K.MODEL_OVERLOADED,
@@ -140,6 +198,7 @@ STRONG_CODES: dict[str, Kind] = {
         "engine_overloaded",
         "capacity_exceeded",
         "ServiceUnavailableException",
+        "server_is_overloaded",  # Responses API response.failed
     ),
     **_codes(
         K.MODEL_NOT_FOUND,
@@ -176,9 +235,19 @@ STRONG_CODES: dict[str, Kind] = {
         "unsupported_country_region_territory",
         "Forbidden",
         "organization_on_hold",  # Anthropic: disabled for trust and safety (a 400)
+        "organization_restricted",
+        "organization_suspended",
+        "account_suspended",
+        "account_deactivated",
     ),
     **_codes(K.MALFORMED_TOOL_CALL, "tool_use_failed", "MALFORMED_FUNCTION_CALL"),
-    **_codes(K.TIMEOUT, "ModelTimeoutException", "DEADLINE_EXCEEDED", "TASK_DEADLINE_EXCEEDED"),
+    **_codes(
+        K.TIMEOUT,
+        "ModelTimeoutException",
+        "DEADLINE_EXCEEDED",
+        "TASK_DEADLINE_EXCEEDED",
+        "vector_store_timeout",
+    ),
 }
 
 WEAK_CODES: dict[str, Kind] = {
@@ -192,8 +261,7 @@ WEAK_CODES: dict[str, Kind] = {
         "bad_request",
         "invalid_request",
         "OUT_OF_RANGE",
-        "unsupported_value",
-        "unsupported_parameter",
+        "unsupported_value",  # the message says whether it is the model's limit
         "invalid_value",
     ),
     **_codes(
@@ -222,144 +290,455 @@ def _re(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE | re.DOTALL)
 
 
-#: Phrases that beat any provider code.
-STRONG_TEXT: tuple[tuple[Kind, re.Pattern[str]], ...] = (
-    (K.CONTEXT_TOO_LONG, _re(r"request too large.{0,200}(tokens? per min|\btpm\b)")),
-    # older vLLM: max_tokens = window - prompt; negative means the prompt alone overflows
-    (K.CONTEXT_TOO_LONG, _re(r"max_tokens must be at least 1, got -\d")),
-    (K.QUOTA_EXHAUSTED, _re(r"credit balance is too low|insufficient[_ ]quota")),
-    (K.QUOTA_EXHAUSTED, _re(r"\b(insufficient|not enough) (credits?|balance|funds)\b")),
-    (K.QUOTA_EXHAUSTED, _re(r"(do not|don'?t) have enough credits?|out-of-credit")),
-    (K.QUOTA_EXHAUSTED, _re(r"requires more credits|can only afford|credits (are )?depleted")),
-    (K.QUOTA_EXHAUSTED, _re(r"billing (hard )?limit|exceeded your (monthly|spend)")),
-    (K.AUTH_FAILED, _re(r"api key (was reported as leaked|has been revoked|expired)")),
-)
+#: A text rule as written: its kind, a short name for the family of phrasings it covers (the
+#: ``classified_by`` label), and its regex.
+Spec = tuple[Kind, str, str]
 
-#: Transport failures described by text alone (no HTTP status): timeouts before resets,
-#: since "Read timed out" often comes wrapped in a connection pool's message.
-TRANSPORT_RULES: tuple[tuple[Kind, re.Pattern[str]], ...] = (
-    (K.TIMEOUT, _re(r"timed? ?out|timeout|deadline exceeded")),
-    (
-        K.NETWORK,
-        _re(
-            r"connection (refused|reset|aborted|error|closed)|name or service not known"
-            r"|temporary failure in name resolution|getaddrinfo|name ?resolution|no route to host"
-            r"|network is unreachable|failed to establish a new connection|econn(reset|refused)"
-            r"|enotfound|peer closed connection|incomplete chunked read|remote ?protocol ?error"
-            r"|closed unexpectedly|remote end closed|server disconnected|broken pipe"
-            r"|unable to connect|connecterror|certificate verify failed|ssl|eof occurred"
-            r"|nodename nor servname|could not resolve|connection was closed"
-        ),
-    ),
-)
 
-#: Message phrases, most specific first.
-TEXT_RULES: tuple[tuple[Kind, re.Pattern[str]], ...] = (
+def _table(
+    specs: tuple[Spec, ...],
+) -> tuple[tuple[tuple[Kind, re.Pattern[str]], ...], tuple[str, ...]]:
+    """The ``(kind, pattern)`` rows of ``specs`` and, parallel to them, each row's label."""
+    rows = tuple((kind, _re(pattern)) for kind, _, pattern in specs)
+    labels = tuple(f"message matched {name} -> {kind.value}" for kind, name, _ in specs)
+    return rows, labels
+
+
+_STRONG_TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.CONTEXT_TOO_LONG,
-        _re(
-            r"context[_ ]length|maximum context|context window|context limit|prompt is too long"
-            r"|input (is )?too long|(input|prompt)? ?token count.{0,60}exceeds"
-            r"|exceeds? the (model'?s? )?max(imum)? (number of )?(context|input|prompt)? ?"
-            r"(tokens|length)|maximum (number of )?tokens allowed|is too large for the model"
-            r"|`?inputs`? tokens \+ `?max_new_tokens`? must be"
-        ),
+        "'request too large ... tokens per min'",
+        r"request too large.{0,200}(tokens? per min|\btpm\b)",
     ),
+    # older vLLM: max_tokens = window - prompt; negative means the prompt alone overflows
+    (
+        K.CONTEXT_TOO_LONG,
+        "'max_tokens must be at least 1, got -N'",
+        r"max_tokens must be at least 1, got -\d",
+    ),
+    # an HTTP payload limit (a proxy's 413 reason phrase) beats a provider's size code
     (
         K.INVALID_REQUEST,
-        _re(
-            r"max[_ ]?tokens`?:? (must|\d+ >)|maximum (allowed )?number of output tokens"
-            r"|maximum tokens you requested"
-        ),
-    ),
-    (
-        K.CONTEXT_TOO_LONG,
-        _re(
-            r"too many (input |prompt )?tokens(?!.{0,40}(wait|per (min|minute|second|day)"
-            r"|try again))|reduce the length|request too large"
-        ),
+        "'entity too large' (byte size)",
+        r"(entity|payload|request body) too large",
     ),
     (
         K.QUOTA_EXHAUSTED,
-        _re(
-            r"out of credits?|\bquota\b.{0,160}(per ?day|daily|monthly)|(daily|monthly) (quota"
-            r"|limit)|payment required|purchase (more )?credits|add (more )?credits"
-        ),
+        "'credit balance is too low'",
+        r"credit balance is too low|insufficient[_ ]quota",
     ),
     (
-        K.CONTENT_FILTERED,
-        _re(
-            r"content[_ ](management )?(filter|policy)|responsible ?ai|safety (system|filter"
-            r"|settings|reasons)|flagged (by|as)|usage polic(y|ies)|prohibited content"
-            r"|blocked (by|due to) (safety|moderation|content)|moderation|guardrail"
-        ),
+        K.QUOTA_EXHAUSTED,
+        "'insufficient credits'",
+        r"\b(insufficient|not enough) (credits?|balance|funds)\b",
     ),
     (
-        K.MALFORMED_TOOL_CALL,
-        _re(
-            r"(failed|unable) to (call|parse) (a |the )?(function|tool)|malformed (function|tool)"
-            r"|invalid (tool|function) call|tool call (arguments )?(is |are )?not valid json"
-        ),
+        K.QUOTA_EXHAUSTED,
+        "'don't have enough credits'",
+        r"(do not|don'?t) have enough credits?|out-of-credit",
     ),
     (
-        K.MODEL_NOT_FOUND,
-        _re(
-            r"model.{0,120}(not found|does not exist|doesn'?t exist|not exist)"
-            r"|(unknown|invalid|unsupported|no such) model|model identifier is invalid"
-            r"|no endpoints found|is not a valid model|try pulling it first"
-            r"|deployment.{0,80}(not found|does not exist)|is not found for api version"
-            r"|model_not_found|has been decommissioned|model.{0,80}no longer (supported"
-            r"|available)|model.{0,80}(has been )?deprecated"
-        ),
+        K.QUOTA_EXHAUSTED,
+        "'requires more credits'",
+        r"requires more credits|can only afford|credits (are )?depleted"
+        r"|credits are required|credits? required|credit is required",
     ),
     (
-        K.CAPABILITY_MISMATCH,
-        _re(
-            r"(does not|doesn'?t|do not) support (tools|tool[_ ]?(use|calling|choice)|function"
-            r"[_ ]?calling|images?|image input|vision|streaming|system|json mode|structured"
-            r"|audio|pdf)|(tools?|function calling|tool use|image input|vision|streaming)"
-            r".{0,80}(is |are )?(not supported|unsupported)|is not supported by the \w+ (api"
-            r"|endpoint)|please use (the )?/?[\w/.-]+ (api|endpoint) instead"
-            r"|missing conversation_config"
-        ),
+        K.QUOTA_EXHAUSTED,
+        "'billing limit'",
+        r"billing (hard )?limit|exceeded your (monthly|spend|current quota)",
+    ),
+    # spend / usage / budget caps: nothing clears them before the period or the cap changes,
+    # whatever the status or the type ("rate_limit_error", "invalid_request_error") says
+    (
+        K.QUOTA_EXHAUSTED,
+        "'usage limit reached' (spend cap)",
+        r"(usage limit|spend limit|spending limit|budget limit|key limit|credit limit|usage cap"
+        r"|spend cap)s? (has been |have been |was )?(reached|exceeded|hit)",
     ),
     (
-        K.MODEL_OVERLOADED,
-        _re(
-            r"overloaded|over capacity|at capacity|(insufficient|no|out of) capacity"
-            r"|capacity (exceeded|unavailable)|high demand|currently loading"
-            r"|model is not ready|not ready to serve"
-        ),
+        K.QUOTA_EXHAUSTED,
+        "'reached your usage limits' (spend cap)",
+        r"(reach(ed|es|ing)?|exceed(ed|s|ing)?|hit(ting)?|over) (your|the|its|their|a) "
+        r"[a-z' ]{0,30}(spend limit|spending limit|usage limit|budget limit|spend cap"
+        r"|spending cap|usage cap|budget cap|credit limit)",
     ),
+    # an unpaid bill: the account waits for a payment, not for time
     (
-        K.RATE_LIMIT,
-        _re(
-            r"rate[_ -]?limit|too many requests|slow down|throttl|requests per (minute|min|second)"
-            r"|tokens per (minute|min)|resource (has been )?exhausted|\bquota\b"
-            r"|error code:? 1015|calls ?/ ?minute"
-        ),
+        K.QUOTA_EXHAUSTED,
+        "'failure to pay invoices' (billing)",
+        r"(failure|failed) to pay|unpaid (invoices?|bills?|balance)|(past[ -]due|overdue) "
+        r"(invoices?|payments?|balance|bills?)|outstanding (invoices?|balance)",
+    ),
+    # access to one model withheld from this project or key: the model exists (a 403 that
+    # some providers still code ``model_not_found``)
+    (
+        K.PERMISSION_DENIED,
+        "'does not have access to model' (access, not existence)",
+        r"(does not|doesn'?t|do not|don'?t) have access to (the )?model\b"
+        r"|(has no|have no|without|lacks?|lacking) access to (the |this )?model\b",
     ),
     (
         K.AUTH_FAILED,
-        _re(
-            r"(invalid|incorrect|missing|no|expired|revoked|bad) (x-)?api[ _-]?(key|token)"
-            r"|api[ _-]?key (not valid|is invalid|invalid|expired|not found)|unauthori[sz]ed"
-            r"|authentication|invalid (credentials|bearer token|token|subscription key)"
-            r"|security token.{0,40}invalid"
-        ),
+        "'api key was reported as leaked'",
+        r"api key (was reported as leaked|has been revoked|expired)",
+    ),
+)
+
+_TRANSPORT_SPECS: tuple[Spec, ...] = (
+    (K.TIMEOUT, "'timed out'", r"timed? ?out|timeout|deadline exceeded"),
+    # a client's wrapper ("stream disconnected before completion: ...") around the provider's
+    # own words for a server failure: the cause inside decides
+    (
+        K.SERVER_ERROR,
+        "'an error occurred while processing your request' (server error inside)",
+        r"(an )?error occurred while processing (your|the) request|you can retry your request"
+        r"|internal server error|bad gateway|service unavailable|\b50[0-4] (server )?error",
+    ),
+    (
+        K.NETWORK,
+        "'connection refused/reset'",
+        r"connection (refused|reset|aborted|error|closed)|name or service not known"
+        r"|temporary failure in name resolution|getaddrinfo|name ?resolution|no route to host"
+        r"|network is unreachable|failed to establish a new connection|econn(reset|refused)"
+        r"|enotfound|peer closed connection|incomplete chunked read|remote ?protocol ?error"
+        r"|closed unexpectedly|remote end closed|server disconnected|broken pipe"
+        r"|unable to connect|connecterror|certificate verify failed|ssl|eof occurred"
+        r"|nodename nor servname|could not resolve|connection was closed|socket hang up"
+        r"|fetch failed|incomplete ?read|chunkedencodingerror|cannot connect to host"
+        r"|payload is not completed"
+        # the body ended early or never came: an empty or truncated response
+        r"|unexpected end of (json|input|stream|file|data)|invalid json response body"
+        r"|empty (reply|response) from (the )?server|premature (close|end)|unexpected eof"
+        r"|ended prematurely|response (body )?(was )?(truncated|incomplete)"
+        r"|connection (was )?(lost|dropped|terminated)|expecting value: line 1 column 1",
+    ),
+)
+
+_TEXT_SPECS: tuple[Spec, ...] = (
+    # what is limited decides, before the context row reads "exceeds the maximum length":
+    # a batch of inputs, or a bound counted in items / characters / bytes, is the request's
+    # format (split the batch, shorten the field), never the model's context window
+    (
+        K.INVALID_REQUEST,
+        "'too many tokens in batch' (batch limit)",
+        r"(tokens?|inputs?|texts?|items?|requests?|documents?|strings?|embeddings?) (in|per) (the "
+        r"|a |one |each |your )?batch\b|batch (size|length)\b|batch (is |was )?too (large|big|long)"
+        r"|max(imum)? batch\b",
+    ),
+    (
+        K.INVALID_REQUEST,
+        "'exceeds the maximum length of N items' (count or size bound)",
+        r"(max(imum)?|limit|at most|exceeds?|exceeded|up to|no more than|less than( or equal to)?"
+        r"|longer than|larger than|greater than|over)\b[^.\n]{0,40}?\b\d[\d,.]* ?(items?"
+        r"|elements?|entries|characters?|chars|bytes?|messages|strings|images?|files?"
+        r"|tools?|functions?|pages?|documents?)\b",
+    ),
+    (
+        K.CONTEXT_TOO_LONG,
+        "'maximum context length'",
+        r"context[_ ]length|maximum context|context window|context limit|prompt (is )?too long"
+        r"|context size|must have less than \d+ tokens|tokens of context"
+        r"|input (is )?too long|(input|prompt)? ?token count.{0,60}exceeds"
+        r"|exceeds? the (model'?s? )?max(imum)? (number of )?(context|input|prompt)? ?"
+        r"(tokens|length)|maximum (number of )?tokens allowed|is too large for the model"
+        r"|`?inputs`? tokens \+ `?max_new_tokens`? must be"
+        r"|(input|prompt) tokens? exceeds?",
+    ),
+    (
+        K.INVALID_REQUEST,
+        "'max_tokens > N' (output bound)",
+        r"max[_ ]?tokens`?:? (must|\d+ >)|maximum (allowed )?number of output tokens"
+        r"|maximum tokens you requested",
+    ),
+    # a request-format size limit: a field, array, file, image or body over its bound (tokens
+    # are the context window's business, above and below)
+    (
+        K.INVALID_REQUEST,
+        "'string too long' (request-format limit)",
+        r"string too long|array too long|maxlength|max_length|member must have length"
+        r"|with maximum length|with max length|(string|array|list|field|value) is too long"
+        r"|too many (images|files|tools|functions|items|documents|stop sequences|pdfs|pages"
+        r"|attachments)",
+    ),
+    (
+        K.INVALID_REQUEST,
+        "'at most N images' (request-format limit)",
+        r"(at most|maximum of|up to|no more than) \d+ (images?|files?|tools?|items?"
+        r"|documents?|functions?|stop sequences?|pdfs?|pages?|attachments?)\b",
+    ),
+    (
+        K.INVALID_REQUEST,
+        "'file too large' (byte-size limit)",
+        r"(image|file|pdf|document|upload|attachment|payload|body)s? (is |are )?(too large"
+        r"|too big)|(image|file|pdf|document|upload|attachment|payload|body|request) size "
+        r"(is |are )?(too large|too big|exceeds?|limit)",
+    ),
+    (
+        K.CONTEXT_TOO_LONG,
+        "'too many tokens'",
+        r"too many (input |prompt )?tokens(?!.{0,40}(wait|per (min|minute|second|day)"
+        r"|try again))|reduce the length|request too large",
+    ),
+    (
+        K.QUOTA_EXHAUSTED,
+        "'out of credits'",
+        r"out of credits?|\bquota\b.{0,160}(per ?day|daily|monthly)|(daily|monthly) (quota"
+        r"|limit)|payment required|purchase (more )?credits|add (more )?credits",
+    ),
+    (
+        K.CONTENT_FILTERED,
+        "'content policy'",
+        r"content[_ ](management )?(filter|policy)|responsible ?ai|safety (system|filter"
+        r"|settings|reasons)|flagged (by|as|for)|usage polic(y|ies)|prohibited content"
+        r"|blocked (by|due to) (safety|moderation|content)|moderation|guardrail",
+    ),
+    (
+        K.MALFORMED_TOOL_CALL,
+        "'failed to call a function'",
+        r"(failed|unable) to (call|parse) (a |the )?(function|tool)|malformed (function|tool)"
+        r"|invalid (tool|function) call|tool call (arguments )?(is |are )?not valid json"
+        r"|(function|tool) call arguments (are |is )?not valid json"
+        r"|tool call validation failed|attempted to call tool"
+        r"|(no|not a|without a) valid (tool|function) call|(could not|couldn'?t|failed to|unable to"
+        r"|did not) (generate|produce|emit|return|create) (a )?(valid )?(tool|function) call"
+        r"|(tool|function) call (could not|couldn'?t|cannot) be (parsed|generated|decoded)",
+    ),
+    # a gateway that found no route for the path: the URL is wrong, not the model
+    (
+        K.INVALID_REQUEST,
+        "'no route matched' (wrong URL)",
+        r"no route (matched|found)|route not found|unrecognized request url|invalid url \(",
+    ),
+    # a router with the model but no backend for a feature: the feature, not the model
+    (
+        K.CAPABILITY_MISMATCH,
+        "'no endpoints found that support tools' (routing)",
+        r"no (endpoints?|providers?|deployments?|backends?|instances?)\b"
+        r"[^.\n]{0,30}\b(that|which|able to|capable of|can) (support|handle|accept|serve|process)",
+    ),
+    # a dedicated deployment that exists but is not serving: start it, no wait helps
+    (
+        K.MODEL_NOT_FOUND,
+        "'endpoint is not running' (stopped deployment)",
+        r"(endpoint|deployment|instance)\b[^.\n]{0,100}\b(is not|isn'?t|not) (running|deployed"
+        r"|started|active)|(endpoint|deployment)\b[^.\n]{0,100}\b(is|has been|was) (stopped"
+        r"|paused|shut down|scaled down)",
+    ),
+    (
+        K.MODEL_NOT_FOUND,
+        "'model not found'",
+        r"model.{0,120}(not found|does not exist|doesn'?t exist|not exist)"
+        r"|(unknown|invalid|unsupported|no such) model|model identifier is invalid"
+        r"|no endpoints found|is not a valid model|try pulling it first"
+        r"|deployment.{0,80}(not found|does not exist)|is not found for api version"
+        r"|model_not_found|has been decommissioned|model.{0,80}no longer (supported"
+        r"|available)|model.{0,80}(has been )?deprecated",
     ),
     (
         K.PERMISSION_DENIED,
-        _re(
-            r"permission|not authori[sz]ed to|access denied|forbidden|do(n'?t| not) have access"
-            r"|not allowed to|(region|location|country) is not supported"
-        ),
+        "'region not supported'",
+        r"(region|location|country|territory)( is| are)? not (supported|available)"
+        r"|not available in your (region|country|location)",
     ),
-    (K.TIMEOUT, _re(r"timed? ?out|deadline exceeded|time-?out")),
+    (
+        K.PERMISSION_DENIED,
+        "'organization must be verified' (account gate)",
+        r"organi[sz]ation (must be verified|has been (restricted|suspended|disabled|banned))"
+        r"|verify (your )?organi[sz]ation|account (has been |is )?(suspended|disabled"
+        r"|deactivated|restricted|banned)",
+    ),
+    # a format or version no model accepts: the request is wrong, not the model's limits
+    (
+        K.INVALID_REQUEST,
+        "'image format not supported' (request format)",
+        r"(image|file|media|audio)[ _-]?(format|extension)s?\b[^.\n]{0,40}(not supported"
+        r"|unsupported)|unsupported (image|file|media|audio) (format|type)"
+        r"|file type[^.\n]{0,40}(not supported|unsupported)"
+        r"|api[ _-]?version[^.\n]{0,40}(not supported|unsupported)",
+    ),
+    # a value outside an enum, with the valid ones offered: the request's format, although it
+    # says "not supported" ("Role 'function' is not supported. Please use a valid role: ...",
+    # "property 'store' is unsupported, did you mean 'stop'?")
+    (
+        K.INVALID_REQUEST,
+        "'did you mean ...' / 'please use a valid ...' (enum value)",
+        r"did you mean\b|please (use|provide|specify|choose) a valid\b"
+        r"|valid (values|options|roles|choices) (are|include)\b|(must|should) be one of\b"
+        r"|expected one of\b|allowed values (are|include)\b|is not a valid (value|role|option)",
+    ),
+    # a field the API rejects because this model or version predates it: the tool, vision,
+    # reasoning... fields name a capability ("Unrecognized request argument supplied: tools")
+    (
+        K.CAPABILITY_MISMATCH,
+        "'unrecognized argument: tools' (capability field)",
+        r"(unrecognized|unknown|unexpected|extra|unsupported|invalid) (request |keyword )?"
+        r"(arguments?|parameters?|fields?|propert(y|ies)|keywords?|keys?|inputs?)( supplied"
+        r"| provided| passed| given)?:? ?['\"`]?(tools?|tool_choice|functions?|function_call"
+        r"|response_format|parallel_tool_calls|reasoning(_effort)?|thinking|audio|modalities"
+        r"|logprobs|top_logprobs|stream_options|json_schema|image_url|input_audio"
+        r"|web_search_options|prediction|vision|images?)\b",
+    ),
+    # a feature, beta or tier not open to this account, plan or model: drop it to proceed
+    (
+        K.CAPABILITY_MISMATCH,
+        "'beta is not available for this subscription' (feature gate)",
+        r"(beta|feature|preview|mode|tier|capability|functionality|option|tool|parameter"
+        r"|thinking|reasoning|vision|caching)s?\b[^.\n]{0,40}\b(is |are )?(not|n'?t) (yet "
+        r"|currently )?(available|enabled|supported|allowed|offered) (for|on|to|in|with|under) "
+        r"(this|your|the|current) (current )?(subscription|account|plan|organi[sz]ation|tier"
+        r"|project|api key|key|workspace|model|deployment)",
+    ),
+    # version-gated models: "enabled only for api versions 2024-12-01-preview and later"
+    (
+        K.CAPABILITY_MISMATCH,
+        "'enabled only for api versions X and later' (version gate)",
+        r"(enabled|supported|available|allowed) only (for|in|on|with|from) [^.\n]{0,40}"
+        r"\bversions?\b|\bversions? [^.\n]{0,40}\b(and|or) (later|newer|above|higher)\b",
+    ),
+    (
+        K.CAPABILITY_MISMATCH,
+        "'does not support'",
+        r"(does not|doesn'?t|do not|don'?t|cannot|can'?t|does not yet) support\b"
+        r"|(tools?|function calling|tool use|image input|vision|streaming|thinking|reasoning"
+        r"|images?|audio|documents?|pdfs?|system (messages?|prompts?|instructions?))"
+        r".{0,80}(is |are )?(not supported|unsupported)"
+        r"|is not supported by the \w+ (api|endpoint)|please use (the )?/?[\w/.-]+ (api"
+        r"|endpoint) instead|missing conversation_config",
+    ),
+    (
+        K.CAPABILITY_MISMATCH,
+        "'not supported with this model'",
+        r"(not |un)(supported|enabled|available) (for|with|by|on|in) [^.\n]{0,60}\b(models?"
+        r"|deployments?|endpoints?|api versions?)\b|(isn'?t|is not|are not|aren'?t) supported"
+        r"|\bis unsupported (for|with|by|in)\b|is only (supported|available) (in|on|via|through)"
+        r"|only (supported|available) (by|for|with|on|in)"
+        r" [^.\n]{0,30}models?|supported only (by|for|on|with) [^.\n]{0,30}models?"
+        r"|does not work with (the |this )?(specified |selected |provided )?model"
+        r"|(not |in)compatible with (the |this )?(selected |specified )?model"
+        r"|cannot be used with (the |this )(model|endpoint|api)|requires a model that supports"
+        r"|['\"`][\w.\[\]-]+['\"`] (is|are) not supported|(parameter|field|feature|mode"
+        r"|option|keyword|argument|property|setting|role|schema)s?\b[^.\n]{0,60}\b(is |are )?"
+        r"(not supported|unsupported)",
+    ),
+    (
+        K.CAPABILITY_MISMATCH,
+        "'is not a multimodal model'",
+        r"is not an? (multi-?modal|vision|chat|reasoning|completions?|embeddings?|instruct"
+        r"|image|audio|generative|text|tool)\b[\w -]{0,20}model"
+        r"|--(enable-|tool-call-parser|reasoning-parser)"
+        r"|did not match any variant of untagged enum \w*content|or newer is required"
+        r"|or later is required|requires a newer version|on-demand throughput"
+        r"|(service[_ ]tier|throughput|priority"
+        r" processing|flex processing)[^.\n]{0,80}(not (supported|available|enabled)"
+        r"|unsupported)",
+    ),
+    (
+        K.MODEL_OVERLOADED,
+        "'overloaded'",
+        r"overloaded|over capacity|at capacity|(insufficient|no|out of) capacity"
+        r"|capacity (exceeded|unavailable)|high demand|currently loading"
+        r"|model is not ready|not ready to serve",
+    ),
+    (
+        K.RATE_LIMIT,
+        "'rate limit'",
+        r"rate[_ -]?limit|too many requests|slow down|throttl|requests per (minute|min|second)"
+        r"|tokens per (minute|min)|resource (has been )?exhausted|\bquota\b"
+        r"|requests too (quickly|fast)|error code:? 1015|calls ?/ ?minute",
+    ),
+    (
+        K.AUTH_FAILED,
+        "'invalid api key'",
+        r"(invalid|incorrect|missing|no|expired|revoked|bad) (x-)?api[ _-]?(key|token)"
+        r"|api[ _-]?key (not valid|is invalid|invalid|expired|not found)|unauthori[sz]ed"
+        r"|authentication|invalid (credentials|bearer token|token|subscription key)"
+        r"|security token.{0,40}invalid",
+    ),
+    (
+        K.PERMISSION_DENIED,
+        "'permission denied'",
+        r"permission|not authori[sz]ed to|access denied|forbidden|do(n'?t| not) have access"
+        r"|not allowed to|(region|location|country) is not supported",
+    ),
+    (
+        K.TIMEOUT,
+        "'timed out'",
+        r"timed? ?out|deadline (exceeded|expired)|time-?out|before the (given )?deadline",
+    ),
     (
         K.SERVER_ERROR,
-        _re(r"internal (server )?error|bad gateway|service unavailable|upstream|server error"),
+        "'internal server error'",
+        r"internal (server )?error|bad gateway|service unavailable|upstream|server error",
     ),
+    (
+        K.SERVER_ERROR,
+        "'error while running the model' (runner crash)",
+        r"error (was encountered|occurred) while (running|loading) the model|unexpected eof",
+    ),
+    # a client's stream wrapper with no cause inside that another row read
+    (K.NETWORK, "'stream disconnected' (transport)", r"stream (disconnected|closed|ended) before"),
+    # schema validation wording, last: "Expected `thinking` ..., but found `text`", Bedrock's
+    # "The model returned the following errors: ..."
+    (
+        K.INVALID_REQUEST,
+        "'expected X but found Y' (schema validation)",
+        r"\bexpected\b[^.\n]{0,80}\bbut (found|got|received|was)\b|the model returned the"
+        r" following errors?|must start with\b|must begin with\b|must end with\b"
+        r"|(is|are) required when\b",
+    ),
+)
+
+#: Phrases that beat any provider code.
+STRONG_TEXT, STRONG_TEXT_LABELS = _table(_STRONG_TEXT_SPECS)
+#: Transport failures described by text alone (no HTTP status): timeouts before resets,
+#: since "Read timed out" often comes wrapped in a connection pool's message.
+TRANSPORT_RULES, TRANSPORT_LABELS = _table(_TRANSPORT_SPECS)
+#: Message phrases, most specific first.
+TEXT_RULES, TEXT_LABELS = _table(_TEXT_SPECS)
+
+#: Families of provider codes, for a code no exact table names: the next provider's
+#: ``weekly_usage_limit_reached`` or ``model_policy_violation`` read by its parts. Matched
+#: against the normalised code (see :func:`norm_code`), in this order; the first wins.
+CODE_FAMILIES: tuple[tuple[Kind, str, re.Pattern[str]], ...] = tuple(
+    (kind, name, re.compile(pattern))
+    for kind, name, pattern in (
+        # a hold that clears when in-flight requests settle (OpenRouter's
+        # ``in_flight_budget_exhausted``): before the budget family it would otherwise join
+        (K.RATE_LIMIT, "in-flight/concurrency", r"inflight|concurren"),
+        (
+            K.QUOTA_EXHAUSTED,
+            "spend/usage limit",
+            r"spendlimit|usagelimit|budget|billing|credit|balance|payment|quota",
+        ),
+        (K.RATE_LIMIT, "rate limit", r"ratelimit|throttl|toomanyrequests"),
+        (K.CONTEXT_TOO_LONG, "context window", r"context(length|window)|prompttoolong"),
+        (
+            K.CONTENT_FILTERED,
+            "policy",
+            r"polic(y|ies)|safety|moderation|contentfilter|flagged|guardrail",
+        ),
+        (K.MODEL_OVERLOADED, "overload", r"overload|capacity"),
+        (
+            K.CAPABILITY_MISMATCH,
+            "not supported",
+            r"notsupported|unsupported|versiontooold|notenabled|capability",
+        ),
+        (
+            K.PERMISSION_DENIED,
+            "account gate",
+            r"permission|forbidden|restricted|suspended|banned|deactivated|accessdenied"
+            r"|verification|disabled|serviceblocked",
+        ),
+        (K.AUTH_FAILED, "authentication", r"unauthori|authentic|invalidkey|apikey"),
+        (K.TIMEOUT, "timeout", r"timeout|timedout|deadline"),
+        # a dedicated endpoint or deployment that is not serving: start it, no wait helps
+        (
+            K.MODEL_NOT_FOUND,
+            "endpoint not running",
+            r"notrunning|notdeployed|(endpoint|deployment)(stopped|paused|notready)",
+        ),
+    )
 )
 
 
@@ -414,34 +793,68 @@ _STRONG = RuleTable(STRONG_TEXT)
 _TEXT = RuleTable(TEXT_RULES)
 
 
+_ANY_FAMILY = re.compile("|".join(p.pattern for _, _, p in CODE_FAMILIES))
+
+#: ``classified_by`` labels of the status fallback, computed once.
+_STATUS_LABELS: dict[int, str] = {n: f"status {n}" for n in range(100, 1000)}
+
+
 def decide(finding: Finding, status: int | None, *, transport: bool = False) -> Kind:
     """The kind of a failure: the first of the six steps in the module docstring to answer.
 
     ``transport`` is true when no response was received (``status`` is ``None`` and the text
-    describes an exception): :data:`TRANSPORT_RULES` then come first.
+    describes an exception): :data:`TRANSPORT_RULES` then come first. The rule that answered
+    is left in ``finding.reason`` as a constant label (no formatting on this path).
     """
+    kind = _decide(finding, status, transport)
+    if kind is K.CONTEXT_TOO_LONG or kind is K.RATE_LIMIT:
+        better = limits_kind(kind, finding.message)
+        if better is not None:
+            kind, finding.reason = better
+    return kind
+
+
+def _decide(finding: Finding, status: int | None, transport: bool) -> Kind:
     if finding.kind is not None:
+        if not finding.reason:
+            finding.reason = f"{finding.dialect} dialect"
         return finding.kind
     text = finding.message
     low = lowered(text)
     if transport:
-        kind = _TRANSPORT.first(text, low)
-        if kind is not None:
-            return kind
-    kind = _STRONG.first(text, low)
-    if kind is not None:
-        return kind
+        i = _TRANSPORT.first_index(text, low)
+        if i >= 0:
+            finding.reason = TRANSPORT_LABELS[i]
+            return TRANSPORT_RULES[i][0]
+    i = _STRONG.first_index(text, low)
+    if i >= 0:
+        finding.reason = STRONG_TEXT_LABELS[i]
+        return STRONG_TEXT[i][0]
     codes = [norm_code(c) for c in finding.codes if c]
-    for c in codes:
+    for c in codes:  # the most specific code first (details.error_code before the type)
         kind = STRONG_CODES.get(c)
         if kind is not None:
+            finding.reason = CODE_LABELS[c]
             return kind
-    kind = _TEXT.first(text, low)
-    if kind is not None:
-        return kind
+        if c in WEAK_CODES or _ANY_FAMILY.search(c) is None:
+            continue
+        for kind, name, pattern in CODE_FAMILIES:
+            if pattern.search(c):
+                finding.reason = f"code={c} ({name} family)"
+                return kind
+    i = _TEXT.first_index(text, low)
+    if i >= 0:
+        finding.reason = TEXT_LABELS[i]
+        return TEXT_RULES[i][0]
     for c in codes:
         kind = WEAK_CODES.get(c)
         if kind is not None:
+            finding.reason = CODE_LABELS[c]
             return kind
-    kind = kind_for_status(status if status is not None else finding.status)
-    return kind if kind is not None else K.UNKNOWN
+    eff = status if status is not None else finding.status
+    kind = kind_for_status(eff)
+    if kind is None:
+        finding.reason = "nothing matched"
+        return K.UNKNOWN
+    finding.reason = _STATUS_LABELS.get(eff, "status") if eff is not None else "status"
+    return kind

@@ -66,6 +66,7 @@ def _finish(
         in_stream=in_stream,
         now=now,
         retry_after=retry_after,
+        hinted=True,
     )
 
 
@@ -75,7 +76,19 @@ def _error_in_body(obj: object) -> Finding | None:
         return None
     if d.get("error") or d.get("object") == "error" or d.get("type") == "error":
         return json_finding(d, {}, None)
+    # a bare error envelope and nothing else (Bedrock's stream sends ``{"message": "The model
+    # returned the following errors: ..."}`` with status 200): no success member beside it
+    if d.keys() <= _BARE_ERROR_KEYS and (
+        isinstance(d.get("message"), str) or isinstance(d.get("Message"), str)
+    ):
+        return json_finding(d, {}, None)
     return None
+
+
+#: The members a body may have to be nothing but an error message.
+_BARE_ERROR_KEYS = frozenset(
+    ("message", "Message", "__type", "code", "type", "status", "request_id", "requestId")
+)
 
 
 def inspect_response(
@@ -175,6 +188,20 @@ def _iter_sse(text: str) -> list[tuple[str, str]]:
     return [(e.event or "message", e.data) for e in events[:_MAX_EVENTS]]
 
 
+def _is_ndjson(body: Body, h: dict[str, str]) -> bool:
+    """Newline-delimited JSON (Ollama's native streams): ``application/x-ndjson``, or a body
+    that is not one JSON value but starts as one and has more lines."""
+    ctype = h.get("content-type", "")
+    if "ndjson" in ctype or "jsonl" in ctype or "json-seq" in ctype:
+        return True
+    return body.obj is None and body.text[:1].startswith("{") and "\n{" in body.text
+
+
+def _iter_ndjson(text: str) -> list[tuple[str, str]]:
+    lines = (line.strip() for line in text.splitlines()[:_MAX_EVENTS])
+    return [("message", line) for line in lines if line]
+
+
 def _is_sse(body: Body, h: dict[str, str]) -> bool:
     if "text/event-stream" in h.get("content-type", ""):
         return True
@@ -192,9 +219,10 @@ def scan_success(
         return classify_event(
             name, body.obj if body.obj is not None else body.text, provider=provider, model=model
         )
-    if _is_sse(body, h):
+    sse = _is_sse(body, h)
+    if sse or _is_ndjson(body, h):
         try:
-            events = _iter_sse(body.text)
+            events = _iter_sse(body.text) if sse else _iter_ndjson(body.text)
         except Exception:
             events = []
         for name, data in events:

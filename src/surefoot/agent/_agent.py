@@ -129,6 +129,8 @@ class Agent:
             return self._guards[act.name]
         except KeyError:
             guard = act.guard(self.clock)
+            if guard is not None:  # its telemetry spans are the action's
+                guard._span = ("agent", "execute_tool", act.name)
             self._guards[act.name] = guard
             return guard
 

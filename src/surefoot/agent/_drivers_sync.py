@@ -43,6 +43,7 @@ from surefoot.errors import (
     RunTimeoutError,
 )
 from surefoot.llm._tools import ToolArgumentsError, validate_arguments
+from surefoot.telemetry import _hub
 
 if TYPE_CHECKING:
     from surefoot.agent._agent import Agent
@@ -147,7 +148,16 @@ def _run(agent: Agent, act: Action, args: Any) -> Any:
     guard = agent._guard(act)
     try:
         if guard is None:
-            result = _attempt(agent, act, kwargs)
+            trace = _hub.start("agent", "execute_tool", name=act.name) if _hub.SINKS else None
+            if trace is None:
+                result = _attempt(agent, act, kwargs)
+            else:
+                try:  # one attempt: the action's span is the call's
+                    result = _attempt(agent, act, kwargs)
+                except BaseException as exc:
+                    trace.end(exc)
+                    raise
+                trace.end(None)
         else:
             result = guard.call(_attempt, agent, act, kwargs)
     except RunTimeoutError as exc:  # the action's own deadline: a timeout, whatever its type

@@ -7,11 +7,11 @@ import sys
 from collections.abc import Sequence
 
 from surefoot._version import __version__
-from surefoot.cli import _classify, _demo, _explain, _faults
+from surefoot.cli import _classify, _demo, _explain, _faults, _timeline
 
 __all__ = ["main"]
 
-_COMMANDS = (_demo, _explain, _classify, _faults)
+_COMMANDS = (_demo, _explain, _classify, _faults, _timeline)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,6 +6,11 @@ JSON object. ``--jsonl [FILE]`` reads one failure per line (``{"status": ..., "h
 {...}, "body": ..., "provider": ...}``) from FILE or stdin and writes one JSON verdict per
 line, in order, as it goes; a line that cannot be read gives a verdict with an ``"error"``
 member instead of stopping the run.
+
+``--explain`` adds which rule decided the kind (the classifier's
+``err.context.metadata["classified_by"]``, e.g. ``code=unsupported_parameter`` or ``message
+matched 'does not support' -> capability_mismatch``): a ``decided by`` line in the text
+output, a ``"classified_by"`` member in ``--json`` and ``--jsonl`` verdicts.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from surefoot._classify import classify, ratelimit_of
 from surefoot.cli._out import clean, safe, say
 from surefoot.errors import SurefootError
 
-__all__ = ["classify_line", "register", "run", "run_jsonl", "verdict"]
+__all__ = ["classified_by", "classify_line", "register", "run", "run_jsonl", "verdict"]
 
 
 def register(sub: Any) -> None:
@@ -43,6 +48,11 @@ def register(sub: Any) -> None:
     p.add_argument("--provider", default=None, help="provider hint: openai, anthropic, ...")
     p.add_argument("--model", default=None, help="the model that was called")
     p.add_argument("--in-stream", action="store_true", help="the failure arrived mid-stream")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="also print which field or phrase decided the kind (classified_by)",
+    )
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument(
@@ -56,8 +66,14 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=run)
 
 
-def verdict(err: SurefootError) -> dict[str, Any]:
-    """The JSON verdict for one classified error."""
+def classified_by(err: SurefootError) -> str:
+    """Which rule decided ``err``'s kind, as the classifier recorded it ("" if it did not)."""
+    value = err.context.metadata.get("classified_by")
+    return value if isinstance(value, str) else ""
+
+
+def verdict(err: SurefootError, *, explain: bool = False) -> dict[str, Any]:
+    """The JSON verdict for one classified error; ``explain`` adds ``classified_by``."""
     ctx = err.context
     out: dict[str, Any] = {
         "kind": err.kind,
@@ -77,6 +93,8 @@ def verdict(err: SurefootError) -> dict[str, Any]:
     rl = ratelimit_of(err)
     if rl is not None:
         out["ratelimit"] = rl.as_dict()
+    if explain:
+        out["classified_by"] = classified_by(err)
     return out
 
 
@@ -100,9 +118,11 @@ def _read_body(arg: str | None) -> str | bytes:
     return arg
 
 
-def _explain(err: SurefootError) -> str:
+def _explain(err: SurefootError, *, explain: bool = False) -> str:
     v = verdict(err)
     lines = [f"{v['kind']}  ({v['class']}, {v['error_code']}, code {v['code']})"]
+    if explain:
+        lines.append(f"  decided by  {classified_by(err) or 'n/a'}")
     if v["status"] is not None:
         lines.append(f"  status      {v['status']}")
     if v["provider"]:
@@ -131,7 +151,7 @@ def _explain(err: SurefootError) -> str:
     return "\n".join(lines)
 
 
-def classify_line(line: str) -> dict[str, Any]:
+def classify_line(line: str, *, explain: bool = False) -> dict[str, Any]:
     """One ``--jsonl`` input line to its verdict; an ``"error"`` verdict for a bad line."""
     try:
         item = json.loads(line)
@@ -152,13 +172,13 @@ def classify_line(line: str) -> dict[str, Any]:
         model=model if isinstance(model, str) else None,
         in_stream=item.get("in_stream") is True,
     )
-    out = verdict(err)
+    out = verdict(err, explain=explain)
     if "id" in item and isinstance(item["id"], (str, int)):
         out = {"id": item["id"], **out}
     return out
 
 
-def run_jsonl(src: TextIO, dst: TextIO) -> int:
+def run_jsonl(src: TextIO, dst: TextIO, *, explain: bool = False) -> int:
     """Verdicts for every line of ``src`` written to ``dst``; returns how many lines failed."""
     bad = 0
     dumps = json.dumps
@@ -168,7 +188,7 @@ def run_jsonl(src: TextIO, dst: TextIO) -> int:
         if not line:
             continue
         try:
-            out = classify_line(line)
+            out = classify_line(line, explain=explain)
         except Exception as exc:  # pragma: no cover - classify never raises
             out = {"error": f"{type(exc).__name__}: {exc}"}
         if "error" in out:
@@ -181,7 +201,7 @@ def run_jsonl(src: TextIO, dst: TextIO) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.jsonl is not None:
         if args.jsonl == "-":
-            bad = run_jsonl(_stdin_text(), sys.stdout)
+            bad = run_jsonl(_stdin_text(), sys.stdout, explain=args.explain)
         else:
             try:
                 fh = open(args.jsonl, encoding="utf-8", errors="replace")  # noqa: SIM115
@@ -194,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
                 return 2
             with fh:
                 try:
-                    bad = run_jsonl(fh, sys.stdout)
+                    bad = run_jsonl(fh, sys.stdout, explain=args.explain)
                 except OSError as exc:
                     reason = exc.strerror or type(exc).__name__
                     print(
@@ -224,9 +244,9 @@ def run(args: argparse.Namespace) -> int:
         in_stream=args.in_stream,
     )
     if args.json:
-        say(json.dumps(verdict(err), ensure_ascii=False, default=str))
+        say(json.dumps(verdict(err, explain=args.explain), ensure_ascii=False, default=str))
     else:
-        say(_explain(err))
+        say(_explain(err, explain=args.explain))
     return 0
 
 

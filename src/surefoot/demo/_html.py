@@ -193,20 +193,33 @@ def render_html(result: DemoResult) -> str:
     """The report page of ``result`` (secrets redacted)."""
     ran = [s for s in result.steps if s.status != "skipped"]
     ok = sum(1 for s in ran if s.status == "passed")
+    events = result.mode == "events"
+    said = "calls succeeded" if events else "steps as expected"
     if result.passed:
-        verdict = f'<span class="verdict pass">PASSED</span>{ok}/{len(ran)} steps as expected'
+        verdict = f'<span class="verdict pass">PASSED</span>{ok}/{len(ran)} {said}'
     else:
-        verdict = f'<span class="verdict fail">FAILED</span>{ok}/{len(ran)} steps as expected'
-    where = "fault server" if result.mode == "fault-server" else "endpoint"
+        verdict = f'<span class="verdict fail">FAILED</span>{ok}/{len(ran)} {said}'
+    if events:
+        title, head = "surefoot timeline", "surefoot timeline"
+        meta = (
+            f"{len(result.steps)} logged call(s) from <code>{escape(result.base_url)}</code> · "
+            f"surefoot {escape(result.version)}"
+        )
+    else:
+        where = "fault server" if result.mode == "fault-server" else "endpoint"
+        title, head = "surefoot demo report", "surefoot demo"
+        meta = (
+            f"A travel agent on a bad day at the provider · {where}\n"
+            f"<code>{escape(result.base_url)}</code> · {escape(result.style)} wire ·\n"
+            f"surefoot {escape(result.version)}"
+        )
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>surefoot demo report</title><style>{_CSS}</style></head>
+<title>{title}</title><style>{_CSS}</style></head>
 <body><main>
-<h1>surefoot demo</h1>
-<p class="meta">A travel agent on a bad day at the provider · {where}
-<code>{escape(result.base_url)}</code> · {escape(result.style)} wire ·
-surefoot {escape(result.version)}</p>
+<h1>{head}</h1>
+<p class="meta">{meta}</p>
 <div>{verdict}</div>
 {_cards(result)}
 <h2>Timeline</h2>

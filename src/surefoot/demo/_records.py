@@ -25,7 +25,17 @@ __all__ = [
 ]
 
 #: Every attempt outcome, in legend order.
-OUTCOMES = ("ok", "retry", "reconnect", "fallback", "rejected", "fail", "deadline")
+OUTCOMES = (
+    "ok",
+    "retry",
+    "reconnect",
+    "restart",
+    "continue",
+    "fallback",
+    "rejected",
+    "fail",
+    "deadline",
+)
 
 StepStatus = Literal["passed", "failed", "skipped"]
 
@@ -54,7 +64,7 @@ class AttemptRow:
 
     @property
     def retried(self) -> bool:
-        return self.outcome in ("retry", "reconnect")
+        return self.outcome in ("retry", "reconnect", "restart", "continue")
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -209,7 +219,7 @@ class DemoResult:
     ``passed`` is true when no step failed and at least one step ran.
     """
 
-    mode: Literal["fault-server", "endpoint"]
+    mode: Literal["fault-server", "endpoint", "events"]
     base_url: str
     style: str
     steps: list[StepResult]

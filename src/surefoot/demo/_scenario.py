@@ -24,6 +24,8 @@ __all__ = [
     "STORY",
     "SUMMARY",
     "WRITER",
+    "WRITER_BACKUP",
+    "WRITER_PRIMARY",
     "WRITER_PROMPT",
     "make_tools",
     "server_models",
@@ -31,6 +33,10 @@ __all__ = [
 
 AGENT = "surefoot-agent"
 WRITER = "surefoot-writer"
+#: The cut-stream step's chain: a primary whose stream carries no event ids, as real providers'
+#: chat streams do, and its backup.
+WRITER_PRIMARY = "writer-eu"
+WRITER_BACKUP = "writer-us"
 SMALL = "surefoot-mini"
 LARGE = "surefoot-max"
 #: The small model's context window on the fault server, in words.
@@ -89,6 +95,8 @@ def server_models() -> list[Model]:
             ],
         ),
         Model(WRITER, reply=STORY),
+        Model(WRITER_PRIMARY, reply=STORY, event_ids=False),
+        Model(WRITER_BACKUP, reply=STORY, event_ids=False),
         Model(SMALL, reply=SUMMARY, context_window=SMALL_WINDOW),
         Model(LARGE, reply=SUMMARY, context_window=LARGE_WINDOW),
     ]

@@ -27,13 +27,23 @@ from surefoot.demo._scenario import (
     STORY,
     SUMMARY,
     WRITER,
+    WRITER_BACKUP,
+    WRITER_PRIMARY,
     WRITER_PROMPT,
 )
 from surefoot.errors import CircuitOpenError, LLMError, RunTimeoutError
 from surefoot.guard import CircuitBreaker
 from surefoot.llm import ModelSpec
 from surefoot.policy import BreakerState
-from surefoot.testing.faults import Hang, RecordedRequest, Status, StreamError
+from surefoot.testing.faults import (
+    Hang,
+    Match,
+    RecordedRequest,
+    Rule,
+    Status,
+    StreamError,
+    Truncate,
+)
 
 __all__ = ["STEPS", "Step"]
 
@@ -199,6 +209,47 @@ async def _stream(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
     ]
 
 
+async def _cut(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
+    assert env.server is not None
+    after = int(p["after_events"])
+    env.server.add_rule(Rule(Truncate(after_events=after), Match(model=WRITER_PRIMARY)))
+    shown: list[str] = []  # what a consumer shows: a restart event clears it
+    restarts = 0
+    final = model = ""
+    async with env.client([WRITER_PRIMARY, WRITER_BACKUP]) as client:
+        env.call()
+        async for event in client.stream(WRITER_PROMPT):
+            if event.type == "restart":
+                restarts += 1
+                shown = []
+                env.mark("note", f"restart: {event.model} starts the answer over")
+            elif event.type == "text":
+                shown.append(event.text)
+            elif event.type == "result":
+                final, model = event.result.text, event.result.model or ""
+    text = "".join(shown)
+    reqs = env.requests()
+    went = [r.model for r in reqs]
+    return [
+        Check(
+            f"the primary's stream is cut after {after} events twice (no event ids), then the "
+            "backup answers",
+            went == [WRITER_PRIMARY, WRITER_PRIMARY, WRITER_BACKUP] and model == WRITER_BACKUP,
+            f"requests: {', '.join(m or '-' for m in went)}; answered by {model or 'nobody'}",
+        ),
+        Check(
+            "each restart is announced to the caller before the new answer's first delta",
+            restarts == 2 and len(env.rows("restart")) == 1,
+            f"{restarts} restart event(s)",
+        ),
+        Check(
+            "the text shown equals the scripted text exactly (no truncated or repeated part)",
+            text == STORY and final == STORY,
+            f"{len(text)} of {len(STORY)} characters",
+        ),
+    ]
+
+
 async def _context(env: StepEnv, p: Mapping[str, float]) -> list[Check]:
     models = [ModelSpec(SMALL), ModelSpec(LARGE, context_window=LARGE_WINDOW)]
     async with env.client(models) as client:
@@ -336,6 +387,14 @@ STEPS: tuple[Step, ...] = (
         "with Last-Event-ID and the caller gets every token exactly once.",
         _stream,
         {"after_deltas": 6},
+    ),
+    Step(
+        "cut",
+        "cut stream → backup model",
+        "The primary's stream, which carries no event ids, is cut after 8 events, twice; the "
+        "caller is told to restart and gets the whole answer from the backup model.",
+        _cut,
+        {"after_events": 8},
     ),
     Step(
         "context",

@@ -25,6 +25,8 @@ OUTCOME_STYLES = {
     "ok": "green",
     "retry": "yellow",
     "reconnect": "cyan",
+    "restart": "cyan",
+    "continue": "cyan",
     "fallback": "magenta",
     "rejected": "bright_black",
     "fail": "red",
@@ -107,6 +109,9 @@ class Timeline:
     def begin(self, mode: str, where: str, steps: int) -> None:
         self._steps = steps
         c = self.console
+        if mode == "events":
+            c.print(Text(f"surefoot timeline · {steps} logged call(s) from {where}", "bold"))
+            return
         c.print(Text("surefoot demo · a travel agent on a bad day at the provider", "bold"))
         if mode == "fault-server":
             c.print(f"fault server {where} on loopback · no API key, no network")
@@ -182,7 +187,14 @@ class Timeline:
             + (f", {s.server_requests} requests reached the server" if s.server_requests else "")
         )
         failed = [st.key for st in result.steps if st.status == "failed"]
-        if result.passed:
+        if result.mode == "events":
+            ok = sum(1 for st in result.steps if st.status == "passed")
+            verdict = Text(
+                "PASSED" if result.passed else "FAILED",
+                "bold green" if result.passed else "bold red",
+            )
+            verdict.append(f" {ok}/{len(result.steps)} logged calls succeeded")
+        elif result.passed:
             verdict = Text("PASSED", "bold green")
             if s.skipped:
                 said = f" the {s.passed} step(s) that ran behaved as expected; {s.skipped} skipped"

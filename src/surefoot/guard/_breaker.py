@@ -188,6 +188,32 @@ class CircuitBreaker:
     def __repr__(self) -> str:
         return f"CircuitBreaker({self.name!r}, state={self.state.value})"
 
+    def for_key(self, key: str) -> CircuitBreaker:
+        """A breaker of the same configuration, store, clock and listeners for ``key`` (named
+        ``"{name}:{key}"``), with its own state: one per model or route of a fallback chain.
+        The same key gives the same breaker."""
+        _check.text("key", key, fix="a model name or a route, like 'api.openai.com/gpt-4o'")
+        derived = self.__dict__.setdefault("_derived", {})
+        found: CircuitBreaker | None = derived.get(key)
+        if found is None:
+            cfg = self.config
+            found = CircuitBreaker(
+                f"{self.name}:{key}",
+                cfg.failure_threshold,
+                cfg.recovery_timeout,
+                store=self.store,
+                clock=self.clock,
+                mode=cfg.mode,
+                failure_ratio=cfg.failure_ratio,
+                window=cfg.window,
+                minimum_throughput=cfg.minimum_throughput,
+                probe_timeout=cfg.probe_timeout,
+                counts=self._counts,
+            )
+            found._listeners = self._listeners  # the same list: a listener added later hears both
+            derived[key] = found
+        return found
+
     # -- the engine's side (the drivers of surefoot.guard._io_*) --------------------------------
 
     _admit = _io_sync.admit

@@ -31,6 +31,7 @@ from surefoot._backends import _async as backend
 from surefoot._scope import DEADLINE, effective, enter
 from surefoot.clock import Clock
 from surefoot.policy._attempts import DeadlineHit
+from surefoot.telemetry import _hub
 
 if TYPE_CHECKING:
     from contextvars import Token
@@ -52,7 +53,7 @@ async def acall(
     self: Guard, fn: Callable[P, Awaitable[R]], /, *args: P.args, **kwargs: P.kwargs
 ) -> R:
     """``fn(*args, **kwargs)`` under this guard's retries, deadline, breaker and budget."""
-    if self._arecorded:
+    if self._arecorded or _hub.SINKS:
         return (await _aloop(self, fn, args, kwargs))[0]
     token = None
     scope = _dget()
@@ -189,15 +190,25 @@ async def _aloop(
 
     clock = guard.clock
     deadline, token = enter(guard.timeout, clock)
+    trace = guard._trace() if _hub.SINKS else None
     try:
-        plan = guard._plan(deadline)
+        plan = guard._plan(deadline, trace)
 
         async def attempt() -> Any:
             return await _aattempt(fn, args, kwargs, deadline, clock)
 
-        out = await adrive(run(plan), clock, attempt)
+        try:
+            out = await adrive(run(plan), clock, attempt)
+        except BaseException as exc:
+            if trace is not None:
+                trace.end(exc)
+            raise
         if type(out) is GaveUp:
+            if trace is not None:
+                trace.end(out.error)
             guard._give_up(plan.records, out)
+        if trace is not None:
+            trace.end(None)
         return out, RunRecord(tuple(plan.records), "success")
     finally:
         if token is not None:
@@ -230,6 +241,8 @@ def awrap(guard: Guard, fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[
 
     @functools.wraps(fn)
     async def awrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if _hub.SINKS:
+            return (await _aloop(guard, fn, args, kwargs))[0]
         token = None
         scope = _dget()
         if timeout is not None:
@@ -315,6 +328,7 @@ class AsyncAttempts:
         self._pending: Any = None  # the op to carry out before the next attempt
         self._number = 0
         self._outcome: str | None = None
+        self._trace: Any = None
 
     @property
     def record(self) -> RunRecord:
@@ -335,7 +349,8 @@ class AsyncAttempts:
         g = self._guard
         if self._gen is None:
             self._deadline = effective(g.timeout, g.clock)
-            self._plan = g._plan(self._deadline)
+            self._trace = g._trace() if _hub.SINKS else None
+            self._plan = g._plan(self._deadline, self._trace)
             self._gen = run(self._plan)
             op = next(self._gen)
         else:
@@ -363,9 +378,14 @@ class AsyncAttempts:
         """The loop ended: a success, or the run gives up (raised here)."""
         from surefoot.policy._attempts import GaveUp
 
+        trace = self._trace
         if type(out) is not GaveUp:
             self._outcome = "success"
+            if trace is not None:
+                trace.end(None)
             return
+        if trace is not None:
+            trace.end(out.error)
         why = out.why.name
         self._outcome = (
             "timeout" if why == "DEADLINE" else "rejected" if why == "CIRCUIT_OPEN" else "failure"
@@ -385,8 +405,10 @@ class AsyncAttempts:
         except StopIteration as stop:
             self._end(stop.value)
             return _ENDED
-        except BaseException:
+        except BaseException as exc:
             self._outcome = "failure"
+            if self._trace is not None:
+                self._trace.end(exc)
             raise
         if type(op) is Sleep or type(op) is Call:
             self._pending = op

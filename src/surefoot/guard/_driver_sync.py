@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from surefoot._scope import DEADLINE, effective, enter
 from surefoot.clock import Clock
+from surefoot.telemetry import _hub
 
 if TYPE_CHECKING:
     from contextvars import Token
@@ -46,7 +47,7 @@ _dget, _dset, _dreset = DEADLINE.get, DEADLINE.set, DEADLINE.reset
 
 def call(self: Guard, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
     """``fn(*args, **kwargs)`` under this guard's retries, deadline, breaker and budget."""
-    if self._recorded:
+    if self._recorded or _hub.SINKS:
         return (_loop(self, fn, args, kwargs))[0]
     token = None
     scope = _dget()
@@ -143,15 +144,25 @@ def _loop(
 
     clock = guard.clock
     deadline, token = enter(guard.timeout, clock)
+    trace = guard._trace() if _hub.SINKS else None
     try:
-        plan = guard._plan(deadline)
+        plan = guard._plan(deadline, trace)
 
         def attempt() -> Any:
             return _attempt(fn, args, kwargs, deadline, clock)
 
-        out = drive(run(plan), clock, attempt)
+        try:
+            out = drive(run(plan), clock, attempt)
+        except BaseException as exc:
+            if trace is not None:
+                trace.end(exc)
+            raise
         if type(out) is GaveUp:
+            if trace is not None:
+                trace.end(out.error)
             guard._give_up(plan.records, out)
+        if trace is not None:
+            trace.end(None)
         return out, RunRecord(tuple(plan.records), "success")
     finally:
         if token is not None:
@@ -181,6 +192,8 @@ def wrap(guard: Guard, fn: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if _hub.SINKS:
+            return (_loop(guard, fn, args, kwargs))[0]
         token = None
         scope = _dget()
         if timeout is not None:
@@ -239,6 +252,7 @@ class SyncAttempts:
         self._pending: Any = None  # the op to carry out before the next attempt
         self._number = 0
         self._outcome: str | None = None
+        self._trace: Any = None
 
     @property
     def record(self) -> RunRecord:
@@ -259,7 +273,8 @@ class SyncAttempts:
         g = self._guard
         if self._gen is None:
             self._deadline = effective(g.timeout, g.clock)
-            self._plan = g._plan(self._deadline)
+            self._trace = g._trace() if _hub.SINKS else None
+            self._plan = g._plan(self._deadline, self._trace)
             self._gen = run(self._plan)
             op = next(self._gen)
         else:
@@ -287,9 +302,14 @@ class SyncAttempts:
         """The loop ended: a success, or the run gives up (raised here)."""
         from surefoot.policy._attempts import GaveUp
 
+        trace = self._trace
         if type(out) is not GaveUp:
             self._outcome = "success"
+            if trace is not None:
+                trace.end(None)
             return
+        if trace is not None:
+            trace.end(out.error)
         why = out.why.name
         self._outcome = (
             "timeout" if why == "DEADLINE" else "rejected" if why == "CIRCUIT_OPEN" else "failure"
@@ -309,8 +329,10 @@ class SyncAttempts:
         except StopIteration as stop:
             self._end(stop.value)
             return _ENDED
-        except BaseException:
+        except BaseException as exc:
             self._outcome = "failure"
+            if self._trace is not None:
+                self._trace.end(exc)
             raise
         if type(op) is Sleep or type(op) is Call:
             self._pending = op

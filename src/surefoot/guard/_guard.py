@@ -98,6 +98,9 @@ class Guard:
 
             self.hooks = GuardHooks.coerce(hooks)
         self.operation = operation
+        #: ``(entry, operation, name)`` of this guard's telemetry trace (an agent action's
+        #: guard says ``("agent", "execute_tool", <action>)``).
+        self._span: tuple[str, str, str | None] = ("guard", "guard", operation)
         # Precomputed for the success path.
         self._now = self.clock.now
         self._system_clock = type(self.clock) is SystemClock
@@ -162,11 +165,14 @@ class Guard:
 
     # -- what the drivers share (the failure path: its modules load on the first failure) ------
 
-    def _plan(self, deadline: float | None) -> Plan:
+    def _plan(self, deadline: float | None, trace: Any = None) -> Plan:
         from surefoot._translate import subject
         from surefoot.policy._attempts import Plan
+        from surefoot.telemetry import _logs
 
         return Plan(
+            trace=trace,
+            log=_logs.AGENT if self._span[0] == "agent" else _logs.GUARD,
             decide=self._decide,
             timed_out=self._timed_out,
             deadline=deadline,
@@ -189,6 +195,13 @@ class Guard:
         )
         err.__cause__ = cause
         return err
+
+    def _trace(self) -> Any:
+        """A telemetry trace of one run, or ``None`` when no sink listens."""
+        from surefoot.telemetry import _hub
+
+        entry, operation, name = self._span
+        return _hub.start(entry, operation, name=name)
 
     def _give_up(self, records: list[AttemptRecord], out: GaveUp) -> NoReturn:
         from surefoot.guard._hooks import safe_call

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
+from types import EllipsisType
 from typing import Any
 
 import aiohttp
@@ -104,7 +105,13 @@ class AiohttpTransport:
         return aiohttp.ClientTimeout(total=total, sock_connect=connect, sock_read=read)
 
     async def post(
-        self, url: str, headers: Mapping[str, str], body: bytes, *, timeout: float | None
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        *,
+        timeout: float | None,
+        read_timeout: float | EllipsisType | None = ...,
     ) -> Response:
         session = self._session
         if session is None or session.closed:
@@ -116,7 +123,9 @@ class AiohttpTransport:
             url,
             data=body,
             headers=headers,
-            timeout=self._timeout(timeout, self._read_timeout),
+            timeout=self._timeout(
+                timeout, self._read_timeout if read_timeout is ... else read_timeout
+            ),
         )
         try:
             length = resp.content_length
@@ -139,10 +148,14 @@ class AiohttpTransport:
         *,
         timeout: float | None,
         read_timeout: float | None,
+        method: str = "POST",
     ) -> _Stream:
         session = self._get_session()
         kwargs: dict[str, Any] = {"timeout": self._timeout(timeout, read_timeout)}
-        resp = await session.post(url, data=body, headers=headers, **kwargs)
+        if method != "POST":
+            resp = await session.request(method, url, headers=headers, **kwargs)
+        else:
+            resp = await session.post(url, data=body, headers=headers, **kwargs)
         return _Stream(resp, self._max)
 
     async def aclose(self) -> None:

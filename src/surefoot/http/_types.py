@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import EllipsisType
 from typing import Any, Protocol
 
 __all__ = [
@@ -114,7 +115,13 @@ class AsyncTransport(Protocol):
     """Sends one POST; raises the library's own exceptions (the caller classifies them)."""
 
     async def post(
-        self, url: str, headers: Mapping[str, str], body: bytes, *, timeout: float | None
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        *,
+        timeout: float | None,
+        read_timeout: float | EllipsisType | None = ...,
     ) -> Response: ...
 
     async def open_stream(
@@ -125,6 +132,7 @@ class AsyncTransport(Protocol):
         *,
         timeout: float | None,
         read_timeout: float | None,
+        method: str = "POST",
     ) -> AsyncStream: ...
 
     async def aclose(self) -> None: ...
@@ -132,7 +140,13 @@ class AsyncTransport(Protocol):
 
 class SyncTransport(Protocol):
     def post(
-        self, url: str, headers: Mapping[str, str], body: bytes, *, timeout: float | None
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        *,
+        timeout: float | None,
+        read_timeout: float | EllipsisType | None = ...,
     ) -> Response: ...
 
     def open_stream(
@@ -143,6 +157,7 @@ class SyncTransport(Protocol):
         *,
         timeout: float | None,
         read_timeout: float | None,
+        method: str = "POST",
     ) -> SyncStream: ...
 
     def close(self) -> None: ...

@@ -13,6 +13,7 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Iterator, Mapping
+from types import EllipsisType
 
 import urllib3
 
@@ -140,7 +141,13 @@ class Urllib3Transport:
         return urllib3.Timeout(connect=connect, read=read, total=total)
 
     def post(
-        self, url: str, headers: Mapping[str, str], body: bytes, *, timeout: float | None
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        *,
+        timeout: float | None,
+        read_timeout: float | EllipsisType | None = ...,
     ) -> Response:
         end = None if timeout is None else time.monotonic() + timeout
         resp = self._pool.urlopen(
@@ -148,7 +155,9 @@ class Urllib3Transport:
             url,
             body=body,
             headers=headers,
-            timeout=self._timeout(timeout, self._read_timeout),
+            timeout=self._timeout(
+                timeout, self._read_timeout if read_timeout is ... else read_timeout
+            ),
             retries=False,
             redirect=False,
             preload_content=False,
@@ -180,12 +189,13 @@ class Urllib3Transport:
         *,
         timeout: float | None,
         read_timeout: float | None,
+        method: str = "POST",
     ) -> _Stream:
         start = time.monotonic()
         resp = self._pool.urlopen(
-            "POST",
+            method,
             url,
-            body=body,
+            body=body if method == "POST" else None,
             headers=headers,
             timeout=self._timeout(timeout, read_timeout),
             retries=False,

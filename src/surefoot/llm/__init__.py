@@ -59,6 +59,7 @@ from surefoot.llm._options import ModelSpec
 from surefoot.llm._result import (
     ModelAttempt,
     Pending,
+    RestartEvent,
     ResultEvent,
     RunResult,
     Suspend,
@@ -76,6 +77,7 @@ __all__ = [
     "ModelAttempt",
     "ModelSpec",
     "Pending",
+    "RestartEvent",
     "ResultEvent",
     "RunResult",
     "Suspend",

@@ -12,28 +12,43 @@ store on the async client). The chain's own rules:
    ``LLM_CONFIG_CONTEXT_TOO_SMALL`` without sending a request.
 2. Each model is tried in order. An open circuit moves on to the next model. An attempt
    abandoned by the deadline, a stop or a cancellation reports no outcome to the breaker,
-   freeing a probe.
+   freeing a probe. One ``breaker=`` guards the first model and each other model gets its own
+   copy (``CircuitBreaker.for_key``), so that one model's outage is never hidden by another's
+   successes.
 3. Every failure is classified (:mod:`surefoot.llm._classify`) and decided by the retry policy
    (growing backoff, server hints, the error's own attempt limit); a retry spends the retry
-   budget and waits on the client's clock.
+   budget and waits on the client's clock. A model that another model follows is held to the
+   chain's failover rule (:func:`surefoot.policy._failover.failover_decision`): a silent
+   timeout moves on at once, a persistent 429/5xx/overload after ``failover_attempts`` or a
+   wait over ``failover_wait``, a quota, an unknown model, a permission or a capability the
+   model lacks at once; a bad key, an invalid request or an unknown failure ends the run. One
+   attempt of such a model waits at most half the time left for its answer (the rest of the
+   chain keeps the other half), and a model is not tried again when it took longer before than
+   the time left.
 4. Where the run goes after a model gave up is decided by the typed reason
    (:class:`~surefoot.policy.Why`), never by its text: a *final* reason (not retryable,
    ``on_error`` said ``FAIL`` or raised, the retry budget, the deadline) raises the error as is;
-   any other (retries exhausted, a wait past the deadline or ``max_hint``, an open circuit)
-   moves on to the next model. A context-too-long answer moves on to the next model with a
-   larger window; a content-filtered answer (a ``content_filter`` finish, an Anthropic
-   ``refusal``, OpenAI's ``refusal`` field, a provider's filter error) to the next model,
-   never retried on the same one.
-5. When no model is left: ``CONTENT_FILTERED`` if a model filtered the answer, else
-   ``LLM_CONFIG_CONTEXT_TOO_SMALL`` if every model said the context was too long, else, for a
+   any other (retries exhausted, a wait past the deadline or ``max_hint``, an open circuit,
+   ``FAILOVER``) moves on to the next model. A context-too-long answer moves on to the next
+   model with a larger window; a content-filtered answer (a ``content_filter`` finish, an
+   Anthropic ``refusal``, OpenAI's ``refusal`` field, a provider's filter error) to the next
+   model, never retried on the same one.
+5. When no model is left: ``CONTENT_FILTERED`` if a model filtered the answer, else, for a
    chain of one model, that model's own final error (a ``RateLimitError`` after the retries, a
-   ``CircuitOpenError``...), and for a chain of several ``LLM_PROVIDERS_UNAVAILABLE``
-   (retryable), with the last failure as ``__cause__`` and every model's final error in
+   ``CircuitOpenError``, its ``CONTEXT_TOO_LONG``...), else ``LLM_CONFIG_CONTEXT_TOO_SMALL`` if
+   every model said the context was too long, and ``LLM_PROVIDERS_UNAVAILABLE`` (retryable)
+   otherwise, with the last failure as ``__cause__`` and every model's final error in
    ``context.metadata["causes"]``.
 6. Streams follow :func:`surefoot.policy.stream_decision`: before the first delta a failure is
-   retried as a plain call's would be (``retries=``); after it the call never moves to another
-   model, and a retryable failure reconnects with ``Last-Event-ID`` when the events carry ids,
-   within ``stream_attempts`` connections in all.
+   retried as a plain call's would be (``retries=``). After it, a retryable failure reconnects
+   where the answer broke off when it can (``Last-Event-ID`` when the events carry ids; a
+   background response of the Responses API from its last ``sequence_number``), within
+   ``stream_attempts`` connections; otherwise (``stream_rescue="restart"``, the default) the
+   answer starts over, on the same model within ``retries=`` or on the next, and the caller's
+   stream gets a :class:`~surefoot.llm.RestartEvent` before the new answer's first delta; a
+   ``ModelSpec(prefill=True)`` model continues from the text received instead.
+   ``stream_rescue="buffer"`` holds the deltas until the answer is whole (nothing to restart);
+   ``"off"`` raises. ``first_token_timeout`` and ``idle_timeout`` bound a stream's silences.
 7. With a ``rate_limiter``, every attempt first waits for its slot (``Throttle``, bounded by the
    deadline; no slot in time raises the limiter's ``RateLimitError``), and every response's
    headers are fed back to it (``Observe``), error responses included.
@@ -46,6 +61,7 @@ gets its own key because its body differs).
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -74,27 +90,33 @@ from surefoot.llm._tokens import estimate_tokens
 from surefoot.llm._tools import ToolSpec
 from surefoot.llm._wire import WireFormatError
 from surefoot.policy._attempts import Failed, GaveUp, Plan, run
+from surefoot.policy._failover import failover_decision
 from surefoot.policy._records import AttemptRecord
 from surefoot.policy._stream import stream_decision
 from surefoot.policy._types import Decision, Why
+from surefoot.telemetry import _hub, _logs
 
 if TYPE_CHECKING:
     from surefoot.guard._limiter import SharedRateLimiter
 
 __all__ = ["call_model"]
 
+_log = logging.getLogger("surefoot.llm")
+
 Flow = Generator[Any, Any, Any]
+#: What a streamed Responses API request adds to be resumable (``background=True``).
+_BACKGROUND = {"background": True}
 #: Finish reasons of an answer that needs no inspection for an error inside a 200.
 _CLEAN = frozenset(("stop", "tool_calls"))
 
 
 def _post_attempt(
-    ctx: RunCtx, spec: ModelSpec, headers: dict[str, str], body: bytes
+    ctx: RunCtx, spec: ModelSpec, headers: dict[str, str], body: bytes, read: float | None
 ) -> Generator[Any, Any, Completion | SurefootError]:
     opts = ctx.opts
     provider = opts.style
     try:
-        resp = yield Post(opts.url, headers, body, ctx.left())
+        resp = yield Post(opts.url, headers, body, ctx.left(), read)
     except DeadlineHit as exc:
         raise ctx.timed_out(exc) from exc
     except Exception as exc:  # after the deadline, the engine's loop makes it a timeout
@@ -200,7 +222,19 @@ class _Model:
     the engine's loop applies to its failures (a :class:`Plan`'s ``attempt``, ``decide`` and
     ``make_record``)."""
 
-    __slots__ = ("body", "ctx", "headers", "limiter", "progress", "spec", "tokens")
+    __slots__ = (
+        "body",
+        "ctx",
+        "has_next",
+        "headers",
+        "limiter",
+        "messages",
+        "progress",
+        "slowest",
+        "spec",
+        "tokens",
+        "tools",
+    )
 
     def __init__(
         self,
@@ -210,34 +244,118 @@ class _Model:
         headers: dict[str, str],
         progress: StreamProgress | None,
         tokens: float,
+        has_next: bool,
+        messages: Sequence[Message] = (),
+        tools: Sequence[ToolSpec] = (),
     ) -> None:
         self.ctx = ctx
+        self.messages = messages
+        self.tools = tools
         self.spec = spec
         self.body = body
         self.headers = headers
         self.progress = progress
         self.limiter = ctx.opts.rate_limiter
         self.tokens = tokens
+        #: Another model follows in the chain: the failover rules apply, and one attempt may
+        #: take at most half the time left.
+        self.has_next = has_next
+        #: The longest this model took to answer (or stayed silent) in this request.
+        self.slowest = 0.0
+
+    def _silence(self) -> float | None:
+        """The longest silence one read of this attempt may last: ``read_timeout``, within
+        ``first_token_timeout``/``idle_timeout`` for a stream, and for a model another follows,
+        within half the time left (the rest of the chain keeps the other half)."""
+        opts = self.ctx.opts
+        limit = opts.read_timeout
+        if self.progress is not None:
+            for extra in (opts.first_token_timeout, opts.idle_timeout):
+                if extra is not None:
+                    limit = extra if limit is None else min(limit, extra)
+        if self.has_next and self.ctx.deadline is not None:
+            share = max(0.0, (self.ctx.deadline - self.ctx.now()) / 2)
+            limit = share if limit is None else min(limit, share)
+        return limit
 
     def attempt(self, n: int) -> Generator[Any, Any, Completion | Failed]:
         """One attempt; a failure it observed is returned as :class:`Failed`, while what it
         raises (the deadline, a stop, the rate limiter's refusal) ends the run."""
         ctx = self.ctx
-        ctx.check()
+        left = ctx.check()
+        if left is not None and n > 0 and self.slowest > left:
+            # It could not answer before the deadline: never start it.
+            if not self.has_next:
+                raise ctx.timed_out(None)
+            return Failed(ctx.error_context(_not_started(self.spec, left, self.slowest), attempt=n))
         if self.limiter is not None:
             yield from _throttle(ctx, self.limiter, self.tokens, self.spec, n)
         progress = self.progress
         outcome: Completion | SurefootError
+        read = self._silence()
+        started = ctx.now()
         if progress is not None:
-            if progress.emitted == 0 and n > 0:
-                progress.restart(ctx.opts.wire.new_stream_state())
+            wire = ctx.opts.wire
             progress.connections += 1
-            outcome = yield from stream_attempt(ctx, self.spec, self.headers, self.body, progress)
+            if n > 0 and self.spec.prefill and not progress.resumable and progress.can_continue():
+                outcome = yield from self._continue(progress, read)
+            else:
+                if n > 0 and (progress.emitted == 0 or not progress.resumable):
+                    progress.start_over(ctx, wire.new_stream_state(), self.spec.name)
+                outcome = yield from stream_attempt(
+                    ctx, self.spec, self.headers, self.body, progress, read
+                )
         else:
-            outcome = yield from _post_attempt(ctx, self.spec, self.headers, self.body)
+            outcome = yield from _post_attempt(ctx, self.spec, self.headers, self.body, read)
+        # How long this model takes to answer at all: a plain answer's time, or a silence that
+        # timed out before anything came (a stream's length says nothing about it).
         if isinstance(outcome, SurefootError):
+            if outcome.kind == "timeout" and (progress is None or not progress.emitted):
+                self.slowest = max(self.slowest, ctx.now() - started)
+            if progress is not None:
+                progress.failure = outcome
             return Failed(ctx.error_context(outcome, attempt=n))
+        if progress is None:
+            self.slowest = max(self.slowest, ctx.now() - started)
         return outcome
+
+    def _continue(
+        self, progress: StreamProgress, read: float | None
+    ) -> Generator[Any, Any, Completion | SurefootError]:
+        """A connection that continues the cut answer from its text (assistant prefill); a
+        model that rejects the prefilled request starts the answer over instead, in this same
+        attempt (the cut stays the failure on record; the rejection is logged)."""
+        ctx, spec = self.ctx, self.spec
+        wire = ctx.opts.wire
+        # The Anthropic API rejects a prefill that ends in whitespace: the model continues it.
+        prefix = progress.continue_from(ctx, wire.new_stream_state()).rstrip()
+        progress.prefix = prefix
+        body = wire.build_request(
+            [*self.messages, Message("assistant", prefix)],
+            model=spec.name,
+            tools=self.tools or None,
+            stream=True,
+            max_tokens=spec.max_tokens,
+        )
+        emitted = progress.emitted
+        outcome = yield from stream_attempt(ctx, spec, self.headers, body, progress, read)
+        refused = (
+            isinstance(outcome, SurefootError)
+            and outcome.kind in ("invalid_request", "capability_mismatch")
+            and progress.emitted == emitted
+        )
+        if not refused:
+            return outcome
+        assert isinstance(outcome, SurefootError)
+        _log.warning(
+            "surefoot: model %r rejected the prefilled continuation (%s); starting over",
+            spec.name,
+            outcome.message,
+            extra={"surefoot_event": "prefill_refused", "model": spec.name},
+        )
+        progress.refused_prefill(ctx, wire.new_stream_state(), spec.name)
+        progress.connections += 1
+        return (yield from stream_attempt(ctx, spec, self.headers, self.body, progress, read))
 
     def decide(
         self, err: BaseException, n: int, now: float, deadline: float | None, streak: int
@@ -247,10 +365,10 @@ class _Model:
         if progress is not None and progress.emitted:
             if isinstance(err, SurefootError):
                 err.context.last_event_id = progress.last_id or None
-            return stream_decision(
+            decision = stream_decision(
                 err,
                 emitted=True,
-                has_ids=bool(progress.last_id),
+                has_ids=progress.resumable,
                 attempt=n,
                 connection=progress.connections - 1,
                 now=now,
@@ -258,14 +376,35 @@ class _Model:
                 policy=opts.policy,
                 resume=opts.resume_policy,
                 streak=streak,
+                restart=opts.stream_rescue == "restart",
             )
+            if progress.resumable or opts.stream_rescue != "restart":
+                return decision  # a resume with Last-Event-ID stays on this model
+            return self._failover(err, decision, n, now, deadline)
         if isinstance(err, SurefootError):
             if err.kind == "context_too_long":
                 return Decision.fail(Why.CONTEXT_TOO_LONG)
             if err.kind == "content_filtered" or err.code == "CONTENT_FILTERED":
                 return Decision.fail(Why.CONTENT_FILTERED)
-        return opts.policy.decide(
+        decision = opts.policy.decide(
             err, n, now, deadline, streak=streak, in_stream=progress is not None
+        )
+        return self._failover(err, decision, n, now, deadline)
+
+    def _failover(
+        self, err: BaseException, decision: Decision, n: int, now: float, deadline: float | None
+    ) -> Decision:
+        if not self.has_next:
+            return decision
+        opts = self.ctx.opts
+        return failover_decision(
+            decision,
+            err.kind if isinstance(err, SurefootError) else None,
+            n,
+            now,
+            deadline,
+            attempts=opts.failover_attempts,
+            max_wait=opts.failover_wait,
         )
 
     def record(
@@ -278,13 +417,22 @@ class _Model:
         ended: float,
     ) -> AttemptRecord:
         ctx = self.ctx
-        emitted = self.progress is not None and self.progress.emitted > 0
+        progress = self.progress
+        emitted = progress is not None and progress.emitted > 0
+        resumable = emitted and progress is not None and progress.resumable
         if error is None or decision is None:
             outcome, reason = "ok", ""
         elif decision.retry:
-            outcome, reason = ("reconnect" if emitted else "retry"), decision.reason
+            if resumable:
+                outcome = "reconnect"
+            elif emitted:
+                cont = self.spec.prefill and progress is not None and progress.can_continue()
+                outcome = "continue" if cont else "restart"
+            else:
+                outcome = "retry"
+            reason = decision.reason
         else:
-            final = decision.why.final or emitted
+            final = decision.why.final or (emitted and not self._restarts())
             outcome, reason = ("fail" if final else "fallback"), decision.reason
         return ctx.make_record(
             self.spec.name,
@@ -298,6 +446,26 @@ class _Model:
             ended=ended,
         )
 
+    def _restarts(self) -> bool:
+        """A failure after the first delta may start the answer over on another model."""
+        progress = self.progress
+        return (
+            progress is not None
+            and not progress.resumable
+            and self.ctx.opts.stream_rescue == "restart"
+        )
+
+
+def _not_started(spec: ModelSpec, left: float, slowest: float) -> SurefootError:
+    from surefoot.errors import TimeoutError as SilentTimeout
+
+    err = SilentTimeout(
+        f"model {spec.name!r} was not tried again: it took {slowest:.3g} s before, and "
+        f"{left:.3g} s are left before the deadline"
+    )
+    err.context.metadata["not_started"] = True
+    return err
+
 
 def call_model(
     ctx: RunCtx,
@@ -307,6 +475,51 @@ def call_model(
     stream: bool = False,
 ) -> Generator[Any, Any, tuple[Completion, ModelSpec]]:
     """One model call through the fallback chain (see the module docstring)."""
+    if not _hub.SINKS:
+        return (yield from _chain(ctx, messages, tools, stream, None))
+    trace = _trace(ctx, stream)
+    if trace is None:
+        return (yield from _chain(ctx, messages, tools, stream, None))
+    try:
+        completion, spec = yield from _chain(ctx, messages, tools, stream, trace)
+    except BaseException as exc:
+        trace.end(exc)
+        raise
+    usage = completion.usage
+    trace.response(
+        completion.model or spec.name,
+        completion.id,
+        usage.input_tokens,
+        usage.output_tokens,
+        completion.raw_finish_reason or completion.finish_reason,
+    )
+    trace.end(None)
+    return completion, spec
+
+
+def _trace(ctx: RunCtx, stream: bool) -> _hub.Trace | None:
+    from urllib.parse import urlsplit
+
+    opts = ctx.opts
+    where = urlsplit(opts.url)
+    return _hub.start(
+        "llm",
+        "chat",
+        provider=opts.style,
+        model=opts.models[0].name,
+        stream=stream,
+        server_address=where.hostname,
+        server_port=where.port or (443 if where.scheme == "https" else 80),
+    )
+
+
+def _chain(
+    ctx: RunCtx,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec],
+    stream: bool,
+    trace: _hub.Trace | None,
+) -> Generator[Any, Any, tuple[Completion, ModelSpec]]:
     opts = ctx.opts
     wire = opts.wire
     base_headers = opts.stream_headers if stream else opts.headers
@@ -316,7 +529,9 @@ def call_model(
     filtered: SurefootError | None = None
     only_too_long = True
     too_long_at: int | None = None
-    for spec in _candidates(ctx, messages, tools):
+    carried: StreamProgress | None = None  # an answer that failed mid-stream, to start over
+    candidates = _candidates(ctx, messages, tools)
+    for i, spec in enumerate(candidates):
         if too_long_at is not None and (
             spec.context_window is not None and spec.context_window <= too_long_at
         ):
@@ -327,12 +542,18 @@ def call_model(
             tools=tools or None,
             stream=stream,
             max_tokens=spec.max_tokens,
+            extra=_BACKGROUND if stream and opts.background else None,
         )
         headers = dict(base_headers)
         headers["Idempotency-Key"] = idempotency_key()
         budget, budget_key = unbind(opts.budget, f"{opts.style}:{spec.name}")
-        progress = StreamProgress(wire.new_stream_state()) if stream else None
-        model = _Model(ctx, spec, body, headers, progress, tokens)
+        progress = StreamProgress(wire.new_stream_state(), opts.background) if stream else None
+        if progress is not None and carried is not None:
+            progress.carry(ctx, carried, spec.name)
+        has_next = i + 1 < len(candidates)
+        model = _Model(ctx, spec, body, headers, progress, tokens, has_next, messages, tools)
+        if trace is not None:
+            trace.model(spec.name)
         plan = Plan(
             decide=model.decide,
             timed_out=ctx.timed_out,
@@ -346,7 +567,9 @@ def call_model(
             make_record=model.record,
             records=ctx.attempts,
             record_success=False,
-            timed=opts.hooks is not None or ctx.deadline is not None,
+            timed=opts.hooks is not None or ctx.deadline is not None or trace is not None,
+            trace=trace,
+            log=_logs.LLM,
         )
         out = yield from run(plan)
         if type(out) is not GaveUp:
@@ -356,11 +579,14 @@ def call_model(
             ctx.error_context(err, attempt=out.attempt)
         if why is Why.DEADLINE:
             raise err
-        if progress is not None and progress.emitted:
-            # After the first delta another model would repeat the answer: raise.
+        if progress is not None and progress.emitted and (why.final or not model._restarts()):
+            # After the first delta another model would repeat the answer unannounced.
             if isinstance(err, SurefootError):
                 err.context.last_event_id = progress.last_id or None
             raise err
+        # The next model starts the answer over, and says so before its first delta, when
+        # the caller has seen part of this answer (or of an earlier one still to restart).
+        carried = progress if progress is not None and progress.owes_restart else None
         assert isinstance(err, SurefootError)
         if why is Why.CONTEXT_TOO_LONG:
             last = err
@@ -379,6 +605,8 @@ def call_model(
     if filtered is not None:
         raise content_filtered(last, ctx)
     if last is not None and only_too_long:
+        if len(opts.models) == 1:
+            raise last  # one model: the provider's own context-length error, as it said it
         raise context_too_small(estimate_tokens(messages, tools), ctx) from last
     if last is not None and len(opts.models) == 1:
         # A chain of one model: its own final error (a RateLimitError after the retries, a

@@ -262,7 +262,7 @@ class AsyncLLMClient(ClientBase):
                     raise
                 value = exc = None
                 try:
-                    if type(op) is Post and op.timeout is None:
+                    if type(op) is Post and op.timeout is None and op.read is None:
                         value = await transport.post(op.url, op.headers, op.body, timeout=None)
                     else:
                         if conn is None:
@@ -300,15 +300,29 @@ class AsyncLLMClient(ClientBase):
             except StopAsyncIteration:
                 return b""
         if t is Post:
+            if op.read is not None and op.read != self._opts.read_timeout:
+                return await self._transport.post(
+                    op.url, op.headers, op.body, timeout=op.timeout, read_timeout=op.read
+                )
             return await self._transport.post(op.url, op.headers, op.body, timeout=op.timeout)
         if t is Open:
             await conn.aclose()
-            read = self._opts.read_timeout
+            read = self._opts.read_timeout if op.read is None else op.read
             if op.timeout is not None:
                 read = op.timeout if read is None else min(read, op.timeout)
-            stream = await self._transport.open_stream(
-                op.url, op.headers, op.body, timeout=op.timeout, read_timeout=read
-            )
+            if op.method != "POST":
+                stream = await self._transport.open_stream(
+                    op.url,
+                    op.headers,
+                    op.body,
+                    timeout=op.timeout,
+                    read_timeout=read,
+                    method=op.method,
+                )
+            else:
+                stream = await self._transport.open_stream(
+                    op.url, op.headers, op.body, timeout=op.timeout, read_timeout=read
+                )
             conn.stream = stream
             conn.chunks = stream.chunks()
             return stream.status, stream.headers

@@ -257,7 +257,7 @@ class LLMClient(ClientBase):
                     raise
                 value = exc = None
                 try:
-                    if type(op) is Post and op.timeout is None:
+                    if type(op) is Post and op.timeout is None and op.read is None:
                         value = transport.post(op.url, op.headers, op.body, timeout=None)
                     else:
                         if conn is None:
@@ -284,15 +284,29 @@ class LLMClient(ClientBase):
             except StopIteration:
                 return b""
         if t is Post:
+            if op.read is not None and op.read != self._opts.read_timeout:
+                return self._transport.post(
+                    op.url, op.headers, op.body, timeout=op.timeout, read_timeout=op.read
+                )
             return self._transport.post(op.url, op.headers, op.body, timeout=op.timeout)
         if t is Open:
             conn.close()
-            read = self._opts.read_timeout
+            read = self._opts.read_timeout if op.read is None else op.read
             if op.timeout is not None:
                 read = op.timeout if read is None else min(read, op.timeout)
-            stream = self._transport.open_stream(
-                op.url, op.headers, op.body, timeout=op.timeout, read_timeout=read
-            )
+            if op.method != "POST":
+                stream = self._transport.open_stream(
+                    op.url,
+                    op.headers,
+                    op.body,
+                    timeout=op.timeout,
+                    read_timeout=read,
+                    method=op.method,
+                )
+            else:
+                stream = self._transport.open_stream(
+                    op.url, op.headers, op.body, timeout=op.timeout, read_timeout=read
+                )
             conn.stream = stream
             conn.chunks = stream.chunks()
             return stream.status, stream.headers

@@ -32,6 +32,7 @@ from surefoot.errors import (
     SurefootError,
     TaskStoppedError,
 )
+from surefoot.llm._messages import Usage
 from surefoot.llm._options import Options
 from surefoot.llm._result import ModelAttempt
 from surefoot.policy._records import failure_fields
@@ -56,6 +57,7 @@ class RunCtx:
         "ambient",
         "attempts",
         "deadline",
+        "failed_usage",
         "now",
         "operation",
         "opts",
@@ -85,6 +87,9 @@ class RunCtx:
         #: True when that deadline is the one already in force, not this run's own timeout.
         self.ambient = self.deadline is not None and self.deadline == current_deadline()
         self.attempts: list[ModelAttempt] = []
+        #: The tokens the provider reported for attempts that did not give the answer (a cut
+        #: or restarted stream, an error body that carried usage).
+        self.failed_usage = Usage()
         self.stop_reason = stop_reason
         self.turn = 0
 

@@ -73,6 +73,18 @@ def run_flow(
     stream: bool = False,
 ) -> Generator[Any, Any, RunResult]:
     """The whole run; returns the :class:`RunResult` (see the module docstring)."""
+    result = yield from _flow(ctx, messages, tools, response_model, stream)
+    result.failed_usage = ctx.failed_usage
+    return result
+
+
+def _flow(
+    ctx: RunCtx,
+    messages: list[Message],
+    tools: ToolRegistry | None,
+    response_model: type[pydantic.BaseModel] | None,
+    stream: bool,
+) -> Generator[Any, Any, RunResult]:
     opts = ctx.opts
     specs = tools.specs if tools is not None else ()
     st = _State()

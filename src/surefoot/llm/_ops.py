@@ -56,23 +56,44 @@ __all__ = [
 
 
 class Post:
-    """One POST of ``body`` to ``url``."""
+    """One POST of ``body`` to ``url``: ``timeout`` is the time left before the run's deadline
+    (its expiry is the deadline's), ``read`` the longest silence of one read when shorter than
+    the client's ``read_timeout`` (its expiry is a timeout of this attempt), else ``None``."""
 
-    __slots__ = ("body", "headers", "timeout", "url")
+    __slots__ = ("body", "headers", "read", "timeout", "url")
 
     def __init__(
-        self, url: str, headers: Mapping[str, str], body: bytes, timeout: float | None
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        timeout: float | None,
+        read: float | None = None,
     ) -> None:
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.read = read
 
 
 class Open(Post):
-    """A streaming POST: the same request, answered by ``(status, headers)``."""
+    """A streaming request (a POST, or with ``method="GET"`` a resume that sends no body):
+    answered by ``(status, headers)``."""
 
-    __slots__ = ()
+    __slots__ = ("method",)
+
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        timeout: float | None,
+        read: float | None = None,
+        method: str = "POST",
+    ) -> None:
+        super().__init__(url, headers, body, timeout, read)
+        self.method = method
 
 
 class Read:

@@ -21,13 +21,18 @@ from surefoot.llm._wires import STYLES, get_wire
 from surefoot.policy._retry import RetryPolicy
 from surefoot.policy._types import OnError
 
-__all__ = ["DEFAULT_MAX_TURNS", "ModelSpec", "Options"]
+__all__ = ["DEFAULT_MAX_TURNS", "RESCUES", "ModelSpec", "Options"]
 
 DEFAULT_MAX_TURNS = 20
 DEFAULT_STREAM_ATTEMPTS = 5
 DEFAULT_MAX_TOOL_ERRORS = 3
 DEFAULT_MAX_REPEATS = 3
 DEFAULT_MAX_VALIDATION_RETRIES = 2
+DEFAULT_MAX_BAD_CHUNKS = 3
+DEFAULT_FAILOVER_ATTEMPTS = 2
+DEFAULT_FAILOVER_WAIT = 2.0
+#: What a stream that fails after its first delta, without event ids to resume from, does.
+RESCUES = ("restart", "buffer", "off")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,16 +42,23 @@ class ModelSpec:
     ``context_window=None`` means unknown: the model is never skipped for size, and a provider's
     context-too-long error still moves the run to the next model. ``max_tokens`` is the output
     limit sent with each request (required by the Anthropic wire; 1024 when ``None`` there).
+    ``prefill=True`` says the model continues a partial assistant message (Anthropic's
+    prefill): a stream cut after its first delta, with nothing to resume from, continues from
+    the text received instead of starting over; a model that rejects the prefilled request
+    starts over after all (the cut stays the attempt's failure).
     """
 
     name: str
     context_window: int | None = None
     max_tokens: int | None = None
+    prefill: bool = False
 
     def __post_init__(self) -> None:
         _check.text("ModelSpec.name", self.name, fix="a model name, like 'gpt-4o-mini'")
         if not self.name.strip():
             raise ValueError("ModelSpec.name must be a non-empty str, like 'gpt-4o-mini'")
+        if not isinstance(self.prefill, bool):
+            raise TypeError(f"ModelSpec.prefill must be True or False, got {self.prefill!r}")
         for field_name in ("context_window", "max_tokens"):
             v = getattr(self, field_name)
             if v is not None:
@@ -85,12 +97,18 @@ class Options:
 
     __slots__ = (
         "api_key",
+        "background",
         "base_url",
         "breakers",
         "budget",
         "clock",
+        "failover_attempts",
+        "failover_wait",
+        "first_token_timeout",
         "headers",
         "hooks",
+        "idle_timeout",
+        "max_bad_chunks",
         "max_repeats",
         "max_tool_errors",
         "max_turns",
@@ -101,6 +119,7 @@ class Options:
         "read_timeout",
         "resume_policy",
         "stream_headers",
+        "stream_rescue",
         "style",
         "timeout",
         "url",
@@ -132,6 +151,13 @@ class Options:
         clock: Clock | None,
         headers: Mapping[str, str] | None,
         rate_limiter: SharedRateLimiter | None = None,
+        first_token_timeout: float | None = None,
+        idle_timeout: float | None = None,
+        stream_rescue: str = "restart",
+        max_bad_chunks: int = DEFAULT_MAX_BAD_CHUNKS,
+        failover_attempts: int = DEFAULT_FAILOVER_ATTEMPTS,
+        failover_wait: float = DEFAULT_FAILOVER_WAIT,
+        background: bool = False,
     ) -> None:
         _check.url("base_url", base_url, fix="the API root, like 'https://api.openai.com/v1'")
         if api_key is not None:
@@ -146,8 +172,8 @@ class Options:
         register_secret(api_key)
         if style not in STYLES:
             raise ValueError(
-                f"style must be 'openai' (chat completions) or 'anthropic' (messages), "
-                f"got {style!r}"
+                f"style must be 'openai' (chat completions), 'anthropic' (messages) or "
+                f"'responses' (the OpenAI Responses API), got {style!r}"
             )
         self.style = style
         self.wire: WireFormat = get_wire(style)
@@ -176,7 +202,21 @@ class Options:
         )
         self.timeout = _check.timeout("timeout", timeout)
         self.read_timeout = _check.timeout("read_timeout", read_timeout)
-        self.breakers = _breakers(breaker, self.models)
+        self.first_token_timeout = _check.timeout("first_token_timeout", first_token_timeout)
+        self.idle_timeout = _check.timeout("idle_timeout", idle_timeout)
+        self.stream_rescue = _check.choice("stream_rescue", stream_rescue, RESCUES)
+        self.max_bad_chunks = _check.count("max_bad_chunks", max_bad_chunks)
+        self.failover_attempts = _check.count("failover_attempts", failover_attempts, low=1)
+        self.failover_wait = _check.seconds("failover_wait", failover_wait)
+        if not isinstance(background, bool):
+            raise TypeError(f"background must be True or False, got {_check.shown(background)}")
+        if background and style != "responses":
+            raise ValueError(
+                "background=True makes resumable background responses of the OpenAI Responses "
+                f"API: it needs style='responses', not {style!r}"
+            )
+        self.background = background
+        self.breakers = _breakers(breaker, self.models, base_url)
         self.budget = _check.instance(
             "budget", budget, (RetryBudget, BoundBudget), "a surefoot.RetryBudget"
         )
@@ -210,11 +250,23 @@ def _headers(headers: Mapping[str, str] | None) -> dict[str, str]:
     return out
 
 
-def _breakers(breaker: object, models: tuple[ModelSpec, ...]) -> dict[str, CircuitBreaker]:
+def _breakers(
+    breaker: object, models: tuple[ModelSpec, ...], base_url: str
+) -> dict[str, CircuitBreaker]:
+    """Per model: one breaker given guards the first model, and each other model gets its own
+    breaker of the same configuration and store (``breaker.for_key(route)``), so that one
+    model's outage is never hidden by another's successes."""
     if breaker is None:
         return {}
     if isinstance(breaker, CircuitBreaker):
-        return {m.name: breaker for m in models}
+        from urllib.parse import urlsplit
+
+        host = urlsplit(base_url).netloc
+        first, *rest = models
+        chain = {first.name: breaker}
+        for m in rest:
+            chain[m.name] = breaker.for_key(f"{host}/{m.name}")
+        return chain
     if isinstance(breaker, Mapping):
         out: dict[str, CircuitBreaker] = {}
         for k, v in breaker.items():

@@ -2,9 +2,10 @@
 the stream events, and :class:`WaitFor`, the suspension a tool raises to wait for a person.
 
 Stream events all have a ``type``: ``"text"`` (:class:`~surefoot.llm.TextDelta`, ``.text``),
-``"tool_call"`` (:class:`~surefoot.llm.ToolCallDelta`), ``"tool_result"``
-(:class:`ToolResultEvent`) and ``"result"`` (:class:`ResultEvent`, ``.result`` the
-:class:`RunResult`), always last.
+``"tool_call"`` (:class:`~surefoot.llm.ToolCallDelta`), ``"restart"`` (:class:`RestartEvent`:
+discard the text and tool calls of this answer received so far, the answer starts over),
+``"tool_result"`` (:class:`ToolResultEvent`) and ``"result"`` (:class:`ResultEvent`,
+``.result`` the :class:`RunResult`), always last.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from surefoot.policy._records import AttemptRecord
 __all__ = [
     "ModelAttempt",
     "Pending",
+    "RestartEvent",
     "ResultEvent",
     "RunResult",
     "Suspend",
@@ -100,6 +102,9 @@ class RunResult:
     task_id: str | None = None
     pending: Pending | None = None
     turns: int = 0
+    #: The tokens the provider reported for the attempts that did not give an answer (a
+    #: stream cut and restarted, an error that carried usage): billed, but not in ``usage``.
+    failed_usage: Usage = field(default_factory=Usage)
 
     def __repr__(self) -> str:
         return (
@@ -116,6 +121,19 @@ class ToolResultEvent:
     content: str
     is_error: bool = False
     type: str = "tool_result"
+
+
+@dataclass(frozen=True, slots=True)
+class RestartEvent:
+    """The answer being streamed failed after its first delta and starts over (on ``model``,
+    the same or the next model of the chain): discard the text and tool-call pieces of this
+    answer received so far (``discarded`` is that text) and show what follows instead.
+    ``reason`` says why in words."""
+
+    model: str
+    reason: str
+    discarded: str = ""
+    type: str = "restart"
 
 
 @dataclass(frozen=True, slots=True)

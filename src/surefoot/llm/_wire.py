@@ -52,7 +52,7 @@ __all__ = [
     "load_event",
 ]
 
-STYLES = ("openai", "anthropic")
+STYLES = ("openai", "anthropic", "responses")
 
 
 class WireFormatError(ValueError):

@@ -100,13 +100,25 @@ def _parse_calls(raw_calls: Any) -> tuple[ToolCall, ...]:
         args = fn.get("arguments")
         if not isinstance(args, str):
             args = "" if args is None else json.dumps(args)
-        call_id = _str_or_none(c.get("id")) or f"call_{i}"
-        calls.append(ToolCall(call_id, _str_or_none(fn.get("name")) or "", args))
+        call_id = str_or_none(c.get("id")) or f"call_{i}"
+        calls.append(ToolCall(call_id, str_or_none(fn.get("name")) or "", args))
     return tuple(calls)
 
 
-def _str_or_none(value: Any) -> str | None:
+def str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def bearer_headers(api_key: str | None, *, stream: bool = False) -> dict[str, str]:
+    """The headers of the OpenAI APIs (chat completions and Responses): JSON, the answer's
+    media type, and the key as a bearer token."""
+    out = {
+        "Content-Type": "application/json",
+        "Accept": "text/event-stream" if stream else "application/json",
+    }
+    if api_key:
+        out["Authorization"] = f"Bearer {api_key}"
+    return out
 
 
 class OpenAIWire:
@@ -119,13 +131,7 @@ class OpenAIWire:
         return join_endpoint(base_url, self.path)
 
     def headers(self, api_key: str | None, *, stream: bool = False) -> dict[str, str]:
-        out = {
-            "Content-Type": "application/json",
-            "Accept": "text/event-stream" if stream else "application/json",
-        }
-        if api_key:
-            out["Authorization"] = f"Bearer {api_key}"
-        return out
+        return bearer_headers(api_key, stream=stream)
 
     def build_request(
         self,
@@ -171,7 +177,7 @@ class OpenAIWire:
             raise WireFormatError("choices[0] has no 'message'; it is not a chat completion")
         raw_calls = message.get("tool_calls")
         calls = _parse_calls(raw_calls) if raw_calls else ()
-        # The hot path: _str_or_none, _text and normalize_finish_reason inlined.
+        # The hot path: str_or_none, _text and normalize_finish_reason inlined.
         refusal = message.get("refusal")
         if not isinstance(refusal, str):
             refusal = None

@@ -221,6 +221,11 @@ class Plan:
       and no hook listens (the LLM client skips it for a clean first attempt).
     - ``timed``: read the clock when each attempt starts, for its record (``started``); a
       driver that keeps no record of a clean run may skip it.
+    - ``trace``: the call's :class:`surefoot.telemetry._hub.Trace` (attempt starts and ends,
+      breaker changes, retry budget spends), or ``None``; its events are yielded as
+      :class:`Notify` ops like the hooks.
+    - ``log``: a function of ``(record, error)`` called (as a ``Notify``) after each failed
+      attempt's decision: the structured log line; ``None`` for none.
     """
 
     __slots__ = (
@@ -231,6 +236,7 @@ class Plan:
         "deadline",
         "decide",
         "hooks",
+        "log",
         "make_record",
         "passthrough",
         "record_success",
@@ -238,6 +244,7 @@ class Plan:
         "subject",
         "timed",
         "timed_out",
+        "trace",
     )
 
     def __init__(
@@ -257,6 +264,8 @@ class Plan:
         records: list[Any] | None = None,
         record_success: bool = True,
         timed: bool = True,
+        trace: Any = None,
+        log: Callable[[Any, BaseException], object] | None = None,
     ) -> None:
         self.decide = decide
         self.timed_out = timed_out
@@ -272,6 +281,8 @@ class Plan:
         self.records: list[Any] = records if records is not None else []
         self.record_success = record_success
         self.timed = timed
+        self.trace = trace
+        self.log = log
 
 
 def _hook(plan: Plan, name: str) -> Callable[..., object] | None:
@@ -329,14 +340,12 @@ def run(
                     now = yield NOW
                     decision = Decision.fail(Why.CIRCUIT_OPEN)
                     records.append(make(attempt, rejected, decision, 0.0, now, now))
-                    fn = _hook(plan, "on_attempt")
-                    if fn is not None:
-                        yield Notify(fn, (records[-1],))
+                    yield from _ended(plan, records[-1], rejected)
                     return GaveUp(rejected, Why.CIRCUIT_OPEN, decision, attempt)
                 if ticket & 1:
-                    fn = _hook(plan, "on_breaker_state_change")
-                    if fn is not None:
-                        yield Notify(fn, (breaker.name, _OPEN, _HALF))
+                    yield from _changed(plan, (_OPEN, _HALF))
+            if plan.trace is not None:
+                yield Notify(plan.trace.attempt_started, (attempt,))
             try:
                 if plan.attempt is None:
                     value = yield CALL
@@ -369,27 +378,26 @@ def run(
             if ticket >= 0:
                 yield from _release(plan, ticket)
             records.append(make(attempt, subject, _EXPIRED, 0.0, started, now))
+            yield from _ended(plan, records[-1], subject, hooks=False)
             return (yield from _timeout(plan, attempt, started, subject, recorded=True))
         if ticket >= 0:
             tr = yield Report(breaker, ticket, subject)
             if tr is not None:
-                fn = _hook(plan, "on_breaker_state_change")
-                if fn is not None:
-                    yield Notify(fn, (breaker.name, tr[0], tr[1]))
+                yield from _changed(plan, tr)
         key = _kind_key(subject)
         streak = streak + 1 if key == streak_key else 0
         streak_key = key
         decision = plan.decide(subject, attempt, now, dl, streak)
         if decision.retry and plan.budget is not None:
             paid = yield Spend(plan.budget, plan.budget_key)
+            if plan.trace is not None:
+                yield Notify(plan.trace.budget_spent, (plan.budget, plan.budget_key, paid))
             if not paid:
                 decision = Decision.fail(Why.BUDGET)
         wait = decision.delay if decision.retry else 0.0
         rec = make(attempt, subject, decision, wait, started, now)
         records.append(rec)
-        fn = _hook(plan, "on_attempt")
-        if fn is not None:
-            yield Notify(fn, (rec,))
+        yield from _ended(plan, rec, subject)
         if not decision.retry:
             he = decision.hook_error
             if he is not None:
@@ -413,30 +421,52 @@ def run(
 def _succeeded(
     plan: Plan, attempt: int, ticket: int, started: float | None
 ) -> Generator[Op, Any, None]:
-    breaker = plan.breaker
     if ticket >= 0:
-        tr = yield Report(breaker, ticket, None)
+        tr = yield Report(plan.breaker, ticket, None)
         if tr is not None:
-            fn = _hook(plan, "on_breaker_state_change")
-            if fn is not None:
-                yield Notify(fn, (breaker.name, tr[0], tr[1]))
+            yield from _changed(plan, tr)
     if plan.budget is not None:
         yield Refill(plan.budget, plan.budget_key)
     fn = _hook(plan, "on_attempt")
-    if fn is not None or plan.records or plan.record_success:
+    trace = plan.trace
+    if fn is not None or plan.records or plan.record_success or trace is not None:
         ended = yield NOW
         rec = plan.make_record(attempt, None, None, 0.0, started, ended)
         plan.records.append(rec)
         if fn is not None:
             yield Notify(fn, (rec,))
+        if trace is not None:
+            yield Notify(trace.attempt_ended, (rec, None))
 
 
 def _release(plan: Plan, ticket: int) -> Generator[Op, Any, None]:
     tr = yield Release(plan.breaker, ticket)
     if tr is not None:
-        fn = _hook(plan, "on_breaker_state_change")
+        yield from _changed(plan, tr)
+
+
+def _changed(plan: Plan, transition: tuple[BreakerState, BreakerState]) -> Generator[Op, Any, None]:
+    """The breaker changed state: the hook and the trace hear of it."""
+    args = (plan.breaker.name, transition[0], transition[1])
+    fn = _hook(plan, "on_breaker_state_change")
+    if fn is not None:
+        yield Notify(fn, args)
+    if plan.trace is not None:
+        yield Notify(plan.trace.breaker_changed, args)
+
+
+def _ended(
+    plan: Plan, rec: AttemptRecord, error: BaseException, *, hooks: bool = True
+) -> Generator[Op, Any, None]:
+    """A failed attempt's record is kept: the hook, the trace and the log hear of it."""
+    if hooks:
+        fn = _hook(plan, "on_attempt")
         if fn is not None:
-            yield Notify(fn, (plan.breaker.name, tr[0], tr[1]))
+            yield Notify(fn, (rec,))
+    if plan.trace is not None:
+        yield Notify(plan.trace.attempt_ended, (rec, error))
+    if plan.log is not None:
+        yield Notify(plan.log, (rec, error))
 
 
 def _timeout(
@@ -451,4 +481,5 @@ def _timeout(
     if not recorded:
         now = yield NOW
         plan.records.append(plan.make_record(attempt, err, _EXPIRED, 0.0, started, now))
+        yield from _ended(plan, plan.records[-1], err, hooks=False)
     return GaveUp(err, Why.DEADLINE, _EXPIRED, attempt)

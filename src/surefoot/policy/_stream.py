@@ -6,14 +6,16 @@ When is a failure of a streamed request retried, resumed or final? In order:
    request, decided by the same policy as a plain call (``retries=``, the error's own attempt
    limit, hints, growing backoff), except that a 5xx during a stream is retryable even when its
    problem details say ``retryable: false``.
-2. **After the first delta** the call never moves to another model (another model would restart
-   the answer the caller is reading). The failure is *final*, and raised, when:
+2. **After the first delta** the failure is *final*, and raised, when:
 
    a. it is not retryable in a stream (``FINAL_EVENT``): a content filter, an invalid request,
       a context-length error event, a refusal. A cut, a reset, a truncation, an overload or any
       other 5xx-class error event is retryable;
    b. the events carry no ids (``NO_EVENT_IDS``): there is nothing to resume from, and a
-      reconnect would replay what the caller has already seen;
+      reconnect would replay what the caller has already seen. With ``restart`` (the LLM
+      client's ``stream_rescue="restart"``, its default) the answer starts over instead, and
+      the caller's stream is told so: the failure is then decided as before the first delta
+      (``retries=``), and one that gives up on this model moves to the next;
    c. the stream's attempt budget is spent (``STREAM_ATTEMPTS``): every connection of one
       streamed request, the first and every retry and resume, counts against
       ``stream_attempts`` (5, receiving events does not reset it);
@@ -46,6 +48,7 @@ def stream_decision(
     policy: RetryPolicy,
     resume: RetryPolicy,
     streak: int | None = None,
+    restart: bool = False,
 ) -> Decision:
     """The decision for a failed connection of a streamed request (see the module docstring).
 
@@ -60,6 +63,8 @@ def stream_decision(
     if not default_retryable(error, in_stream=True):
         return Decision.fail(Why.FINAL_EVENT)
     if not has_ids:
+        if restart:  # the answer starts over (the caller is told): a plain call's rules
+            return policy.decide(error, attempt, now, deadline, streak=streak, in_stream=True)
         return Decision.fail(Why.NO_EVENT_IDS)
     decision = resume.decide(error, connection, now, deadline, streak=streak, in_stream=True)
     if decision.why is Why.EXHAUSTED:

@@ -72,7 +72,8 @@ class Why(enum.Enum):
     ``BUDGET``, ``DEADLINE`` (the deadline has passed), ``FINAL_EVENT``, ``NO_EVENT_IDS``,
     ``STREAM_ATTEMPTS``. Failures another model of a fallback chain could still serve:
     ``EXHAUSTED``, ``ERROR_ATTEMPTS``, ``HINT_TOO_LONG``, ``HINT_PAST_DEADLINE``,
-    ``WAIT_PAST_DEADLINE``, ``CIRCUIT_OPEN``, ``CONTEXT_TOO_LONG``, ``CONTENT_FILTERED``.
+    ``WAIT_PAST_DEADLINE``, ``CIRCUIT_OPEN``, ``CONTEXT_TOO_LONG``, ``CONTENT_FILTERED``, and
+    ``FAILOVER`` (a fallback chain's own rule moved on: :mod:`surefoot.policy._failover`).
     """
 
     BACKOFF = "backoff"
@@ -94,6 +95,7 @@ class Why(enum.Enum):
     STREAM_ATTEMPTS = "stream attempts exhausted"
     CONTEXT_TOO_LONG = "context too long"
     CONTENT_FILTERED = "content filtered"
+    FAILOVER = "the next model may serve it"
 
     @property
     def retry(self) -> bool:

@@ -27,6 +27,7 @@ from typing import Any
 
 from surefoot.errors import RateLimitError, RunTimeoutError, SurefootError
 from surefoot.llm._classify import (
+    body_error,
     event_error,
     exception_error,
     http_error,
@@ -39,6 +40,7 @@ from surefoot.policy._records import AttemptRecord, describe
 from surefoot.policy._types import Decision
 from surefoot.sdk._config import SdkConfig
 from surefoot.sdk._watch import StreamWatch
+from surefoot.telemetry import _hub, _logs
 
 __all__ = ["Answer", "Exchange", "Send"]
 
@@ -111,6 +113,7 @@ class Exchange:
         "records",
         "sdk_timeouts",
         "status_failure",
+        "trace",
     )
 
     def __init__(
@@ -130,6 +133,31 @@ class Exchange:
         self.event_failure: SurefootError | None = None
         #: The request's own timeouts as the SDK set them (the transport bounds them).
         self.sdk_timeouts: dict[str, Any] = {}
+        #: The telemetry trace of this logical request, when a sink listens.
+        self.trace: _hub.Trace | None = None
+
+    def start_trace(self, path: str, host: str | None, port: int | None) -> None:
+        """Begin this request's telemetry trace (when a sink listens)."""
+        model = self.model
+        self.trace = _hub.start(
+            "sdk",
+            "embeddings" if path.endswith("/embeddings") else "chat",
+            provider=self.cfg.provider,
+            model=None if model == "-" else model,
+            stream=self.streaming,
+            server_address=host,
+            server_port=port,
+        )
+
+    def end_trace(self, error: BaseException | None, raw: bytes | None = None) -> None:
+        """End the trace: with ``error``, or a success whose JSON body ``raw`` is read for the
+        response's model, id, usage and finish reason."""
+        trace = self.trace
+        if trace is None:
+            return
+        if error is None and raw:
+            trace.response(*response_facts(raw))
+        trace.end(error)
 
     @property
     def model(self) -> str:
@@ -161,7 +189,9 @@ class Exchange:
             make_record=self.record,
             records=self.records,
             record_success=False,
-            timed=cfg.hooks is not None or self.deadline is not None,
+            timed=cfg.hooks is not None or self.deadline is not None or self.trace is not None,
+            trace=self.trace,
+            log=_logs.SDK,
         )
 
     def left(self) -> float | None:
@@ -208,7 +238,7 @@ class Exchange:
             self.status_failure = self._context(err, n)
             return Failed(err)
         if answer.kind == "json":
-            err2 = self._error_in_200(answer)
+            err2 = self._error_in_200(answer) or self._not_json(answer)
             if err2 is not None:
                 self.status_failure = self._context(err2, n)
                 return Failed(err2)
@@ -270,6 +300,22 @@ class Exchange:
                 ctx.request_id = rid
         return err
 
+    def _not_json(self, answer: Answer) -> SurefootError | None:
+        """A 2xx JSON answer that is visibly not whole (cut before its closing brace): a
+        retryable failure, never handed to the SDK (which would raise a bare
+        ``JSONDecodeError``). Only its ends are looked at: no parse on the answer's path."""
+        body = answer.body.strip()
+        if body[:1] in (b"{", b"[") and body[-1:] in (b"}", b"]"):
+            return None
+        return body_error(
+            answer.status,
+            answer.body,
+            provider=self.cfg.provider,
+            model=self.model,
+            why="the JSON answer is incomplete",
+            content_type=answer.headers.get("content-type"),
+        )
+
     def _error_in_200(self, answer: Answer) -> SurefootError | None:
         """The provider's error object sent with a 2xx status, or ``None``."""
         body = answer.body
@@ -287,3 +333,34 @@ class Exchange:
         if err is not None and err.context.http_status is None:
             err.context.http_status = answer.status
         return err
+
+
+def response_facts(
+    raw: bytes,
+) -> tuple[str | None, str | None, int | None, int | None, str | None]:
+    """``(model, id, input tokens, output tokens, finish reason)`` of a JSON answer of the
+    OpenAI (chat or Responses) or Anthropic APIs; ``None`` for what it does not say."""
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return None, None, None, None, None
+    if not isinstance(obj, dict):
+        return None, None, None, None, None
+    usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+    assert isinstance(usage, dict)
+    tin = usage.get("input_tokens", usage.get("prompt_tokens"))
+    tout = usage.get("output_tokens", usage.get("completion_tokens"))
+    finish = obj.get("stop_reason")
+    choices = obj.get("choices")
+    if finish is None and isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        finish = choices[0].get("finish_reason")
+    if finish is None and obj.get("object") == "response":
+        finish = obj.get("status")
+    model, rid = obj.get("model"), obj.get("id")
+    return (
+        model if isinstance(model, str) else None,
+        rid if isinstance(rid, str) else None,
+        tin if isinstance(tin, int) else None,
+        tout if isinstance(tout, int) else None,
+        finish if isinstance(finish, str) else None,
+    )

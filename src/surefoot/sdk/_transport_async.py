@@ -49,6 +49,7 @@ from surefoot.sdk._config import SdkConfig
 from surefoot.sdk._exchange import Answer, Exchange, Send
 from surefoot.sdk._families import Family
 from surefoot.sdk._watch import StreamWatch
+from surefoot.telemetry import _hub
 
 __all__ = ["AsyncDriver", "AsyncWatchedStream"]
 
@@ -164,10 +165,20 @@ class AsyncDriver:
             effective(cfg.timeout, cfg.clock),
         )
         ex.sdk_timeouts = dict(request.extensions.get("timeout") or {})
-        out = await self._adrive(run(ex.plan()), ex, request)
+        if _hub.SINKS:
+            url = request.url
+            ex.start_trace(url.path, url.host, url.port or (443 if url.scheme == "https" else 80))
+        try:
+            out = await self._adrive(run(ex.plan()), ex, request)
+        except BaseException as exc:
+            ex.end_trace(exc)
+            raise
         if type(out) is GaveUp:
             return self._failure(out, ex, request)
-        return self._deliver(out, ex, request)
+        response = self._deliver(out, ex, request)
+        if ex.trace is not None and out.kind != "sse":  # a stream's trace ends with it
+            ex.end_trace(None, out.raw if out.kind == "json" else None)
+        return response
 
     # -- the engine's loop ---------------------------------------------------------------------
 
@@ -348,6 +359,7 @@ class AsyncDriver:
         attach_attempts(err, ex.records, ex.operation)
         if not isinstance(err, SurefootError):  # pragma: no cover - the exchange types them
             raise err
+        ex.end_trace(err)
         family = self._family
         answer = ex.last
         raised: BaseException
@@ -442,16 +454,19 @@ class AsyncWatchedStream:
         _disarm(answer)
         if not watch.done:
             await self._afail(self._truncated())
+        ex.end_trace(None)
 
     async def aclose(self) -> None:
         if not self._closed:
             self._closed = True
+            self._ex.end_trace(None)  # read to its end, or closed early by the caller
             _disarm(self._answer)
             live = self._answer.live
             if live is not None:
                 await live.aclose()
 
     async def _afail(self, err: BaseException) -> None:
+        self._ex.end_trace(err)
         await self.aclose()
         raise err
 

@@ -44,6 +44,7 @@ from surefoot.sdk._config import SdkConfig
 from surefoot.sdk._exchange import Answer, Exchange, Send
 from surefoot.sdk._families import Family
 from surefoot.sdk._watch import StreamWatch
+from surefoot.telemetry import _hub
 
 __all__ = ["SyncDriver", "SyncWatchedStream"]
 
@@ -154,10 +155,20 @@ class SyncDriver:
             effective(cfg.timeout, cfg.clock),
         )
         ex.sdk_timeouts = dict(request.extensions.get("timeout") or {})
-        out = self._drive(run(ex.plan()), ex, request)
+        if _hub.SINKS:
+            url = request.url
+            ex.start_trace(url.path, url.host, url.port or (443 if url.scheme == "https" else 80))
+        try:
+            out = self._drive(run(ex.plan()), ex, request)
+        except BaseException as exc:
+            ex.end_trace(exc)
+            raise
         if type(out) is GaveUp:
             return self._failure(out, ex, request)
-        return self._deliver(out, ex, request)
+        response = self._deliver(out, ex, request)
+        if ex.trace is not None and out.kind != "sse":  # a stream's trace ends with it
+            ex.end_trace(None, out.raw if out.kind == "json" else None)
+        return response
 
     # -- the engine's loop ---------------------------------------------------------------------
 
@@ -323,6 +334,7 @@ class SyncDriver:
         attach_attempts(err, ex.records, ex.operation)
         if not isinstance(err, SurefootError):  # pragma: no cover - the exchange types them
             raise err
+        ex.end_trace(err)
         family = self._family
         answer = ex.last
         raised: BaseException
@@ -417,16 +429,19 @@ class SyncWatchedStream:
         _disarm(answer)
         if not watch.done:
             self._fail(self._truncated())
+        ex.end_trace(None)
 
     def close(self) -> None:
         if not self._closed:
             self._closed = True
+            self._ex.end_trace(None)  # read to its end, or closed early by the caller
             _disarm(self._answer)
             live = self._answer.live
             if live is not None:
                 live.close()
 
     def _fail(self, err: BaseException) -> None:
+        self._ex.end_trace(err)
         self.close()
         raise err
 

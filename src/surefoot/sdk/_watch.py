@@ -12,7 +12,8 @@ for three facts:
   event before it still reaches the SDK;
 - **done**: the stream's final event (``data: [DONE]``, Anthropic's ``message_stop``, the
   Responses API's ``response.completed``/``response.incomplete``), or an OpenAI chunk with a
-  ``finish_reason`` (some gateways end there without ``[DONE]``: the answer is complete).
+  ``finish_reason``, or Anthropic's ``message_delta`` with its ``stop_reason`` (a stream may
+  end there without ``[DONE]``/``message_stop``: the answer is complete).
 
 Events are split on their blank line, as the SDKs' SSE decoders split them: a line end (LF, CR or
 CRLF) right after another, so an event ends at the first byte of its empty line (the ``\r`` of a
@@ -43,6 +44,8 @@ _MARKERS = (
     b"[DONE]",
     b'finish_reason":"',
     b'finish_reason": "',
+    b'stop_reason":"',
+    b'stop_reason": "',
     b"message_stop",
     b"response.completed",
     b"response.incomplete",
@@ -163,6 +166,10 @@ class StreamWatch:
             return
         if b'"finish_reason":"' in body or b'"finish_reason": "' in body:
             self.done = True
+        elif name == b"message_delta" and (
+            b'"stop_reason":"' in body or b'"stop_reason": "' in body
+        ):
+            self.done = True  # Anthropic's last message_delta: complete without message_stop
         if self.started:
             return
         if name in _PREAMBLE_EVENTS:

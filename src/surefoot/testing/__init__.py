@@ -12,7 +12,8 @@
 - :class:`FakeClock` (:mod:`surefoot.testing.clock`): virtual monotonic time with autojump for
   asyncio and ``call_later``, injectable as ``clock=`` everywhere.
 - :class:`FaultServer`, :class:`ChaosProxy`, the scripted :class:`Model`, the faults
-  (:class:`Status`, :class:`Hang`, :class:`Reset`, :class:`Truncate`, :class:`StreamError`...)
+  (:class:`Status`, :class:`Hang`, :class:`Reset`, :class:`Truncate`, :class:`StreamError`,
+  :class:`SlowFirstToken`, :class:`MalformedChunk`, :class:`NoDone`...)
   and scenarios (:mod:`surefoot.testing.faults`).
 - The pytest plugin (``fault_server`` and ``fake_clock`` fixtures) is registered when surefoot
   is installed.
@@ -40,17 +41,21 @@ if TYPE_CHECKING:
         Hang,
         HugeBody,
         Latency,
+        MalformedChunk,
         MalformedToolCall,
         Match,
         Model,
+        NoDone,
         Ok,
         PortInUseError,
+        PrefillRejected,
         RecordedRequest,
         Reset,
         Rule,
         Scenario,
         ScenarioError,
         ScriptedToolCall,
+        SlowFirstToken,
         Status,
         StreamError,
         Truncate,
@@ -92,17 +97,21 @@ __all__ = [
     "Hang",
     "HugeBody",
     "Latency",
+    "MalformedChunk",
     "MalformedToolCall",
     "Match",
     "Model",
+    "NoDone",
     "Ok",
     "PortInUseError",
+    "PrefillRejected",
     "RecordedRequest",
     "Reset",
     "Rule",
     "Scenario",
     "ScenarioError",
     "ScriptedToolCall",
+    "SlowFirstToken",
     "Status",
     "StreamError",
     "Truncate",

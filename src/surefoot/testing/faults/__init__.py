@@ -1,7 +1,13 @@
 """A fault-injecting LLM server and a chaos proxy, for tests and rehearsals.
 
-:class:`FaultServer` speaks OpenAI chat completions and Anthropic messages (JSON and SSE) with
-a deterministic scripted model and injects faults by queue or by rule; :class:`ChaosProxy`
+:class:`FaultServer` speaks OpenAI chat completions, Anthropic messages and the OpenAI Responses
+API (``POST /v1/responses``, ``GET /v1/responses/{id}`` with background resume by
+``starting_after``), JSON and SSE, with a deterministic scripted model (which continues an
+assistant prefill) and injects faults by queue or by rule. Its streams carry ``id:`` lines
+unless ``event_ids=False`` (as the real providers stream); the faults include the ones real
+providers have: :class:`SlowFirstToken`, :class:`MalformedChunk`, :class:`NoDone`,
+:class:`PrefillRejected`, silence and stalls (:class:`Hang`), cuts (:class:`Truncate`,
+:class:`Reset`) and outages on a schedule (``Match(start=, end=)``); :class:`ChaosProxy`
 injects the same faults into real traffic to an upstream. Scenarios are Python dataclasses
 (:class:`Scenario`, :class:`Rule`, :class:`Match`, the faults) or YAML
 (:func:`load_scenario`).
@@ -20,9 +26,13 @@ from surefoot.testing.faults._faults import (
     Hang,
     HugeBody,
     Latency,
+    MalformedChunk,
     MalformedToolCall,
+    NoDone,
     Ok,
+    PrefillRejected,
     Reset,
+    SlowFirstToken,
     Status,
     StreamError,
     Truncate,
@@ -50,17 +60,21 @@ __all__ = [
     "Hang",
     "HugeBody",
     "Latency",
+    "MalformedChunk",
     "MalformedToolCall",
     "Match",
     "Model",
+    "NoDone",
     "Ok",
     "PortInUseError",
+    "PrefillRejected",
     "RecordedRequest",
     "Reset",
     "Rule",
     "Scenario",
     "ScenarioError",
     "ScriptedToolCall",
+    "SlowFirstToken",
     "Status",
     "StreamError",
     "ToolCall",

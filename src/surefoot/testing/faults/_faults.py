@@ -22,6 +22,12 @@ fault                     effect
 ``ErrorIn200(...)``       HTTP 200 whose JSON body is the provider's error object
 ``HugeBody(megabytes)``   a valid answer whose text is N MB long
 ``Drip(chunk_bytes, ..)`` the body sent a few bytes at a time, spaced by ``interval``
+``SlowFirstToken(..)``    headers at once, then ``seconds`` of silence (or pings) before the
+                          first content delta
+``MalformedChunk(..)``    ``count`` data lines that are not JSON after ``after_events`` events
+``NoDone()``              a complete stream that ends without ``[DONE]`` / ``message_stop``
+``PrefillRejected()``     the 400 a model without assistant prefill answers to a prefilled
+                          request (others are answered normally)
 ========================  =========================================================
 """
 
@@ -48,9 +54,13 @@ __all__ = [
     "Hang",
     "HugeBody",
     "Latency",
+    "MalformedChunk",
     "MalformedToolCall",
+    "NoDone",
     "Ok",
+    "PrefillRejected",
     "Reset",
+    "SlowFirstToken",
     "Status",
     "StreamError",
     "Truncate",
@@ -327,17 +337,28 @@ class StreamError(Fault):
     ``status_code == 200`` and ``.type == "overloaded_error"``. ``error`` picks another kind,
     ``message`` overrides the message. A non-streaming request gets the same error inside an
     HTTP 200 (as :class:`ErrorIn200`).
+
+    The OpenAI Responses API (``POST /v1/responses``) shows it as ``responses_event`` says:
+    ``"error"`` (the default) an ``event: error`` with ``{"type": "error", "code", "message",
+    "param", "sequence_number"}``, ``"response.failed"`` a ``response.failed`` event whose
+    ``response`` has ``status: "failed"`` and ``error: {"code", "message"}``.
     """
 
     kind: ClassVar[str] = "stream_error"
     after_deltas: int = 2
     error: str = "overloaded"
     message: str | None = None
+    responses_event: Literal["error", "response.failed"] = "error"
 
     def __post_init__(self) -> None:
         super().__post_init__()
         _check(self.after_deltas >= 0, "`after_deltas` must be non-negative")
         _check_kind(self.error)
+        _check(
+            self.responses_event in ("error", "response.failed"),
+            f"`responses_event` must be one of error, response.failed, not "
+            f"{self.responses_event!r}",
+        )
 
 
 @dataclass(frozen=True)
@@ -437,6 +458,93 @@ class Drip(Fault):
         _check(self.interval >= 0, "`interval` must be non-negative seconds")
 
 
+@dataclass(frozen=True)
+class SlowFirstToken(Fault):
+    """A slow time to first token: the stream starts, then goes quiet before its first delta.
+
+    Streamed: the headers (``200``, ``text/event-stream``) and the events before the first
+    content delta (OpenAI's role chunk; Anthropic's ``message_start``, ``content_block_start``
+    and ``ping``) are sent at once, then nothing for ``seconds``, then the rest of the stream.
+    With ``ping_every``, keep-alives fill the wait every ``ping_every`` seconds, as real
+    servers send them: an SSE comment ``: ping`` (OpenAI) or an ``event: ping`` with ``data:
+    {"type": "ping"}`` (Anthropic); they carry no ``id:`` and do not count as events for the
+    other faults. (The OpenAI SDK fails on a comment in a stream *with* ids: it dispatches the
+    blank line after it as an empty event; use ``FaultServer(event_ids=False)``, as the
+    providers stream.) Not streamed: the whole answer waits ``seconds`` before its headers (as
+    :class:`Latency`).
+    """
+
+    kind: ClassVar[str] = "slow_first_token"
+    seconds: float = 1.0
+    ping_every: float | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(self.seconds >= 0, f"`seconds` must be non-negative, not {self.seconds!r}")
+        if self.ping_every is not None:
+            _check(self.ping_every > 0, f"`ping_every` must be positive, not {self.ping_every!r}")
+
+
+@dataclass(frozen=True)
+class MalformedChunk(Fault):
+    """Data lines that are not JSON in the middle of a stream, which then goes on normally.
+
+    After ``after_events`` events, ``count`` events whose ``data:`` is ``text`` (default: a
+    chunk cut off mid-JSON, OpenAI ``data: {"choices":[{"index":0,"delta":{"content":"x"``,
+    Anthropic ``event: content_block_delta`` with ``data: {"type":"content_block_delta",
+    "index":0,"delta":{"type":"text_delta","text":"x"``), without ``id:``; then the rest of
+    the stream, complete. Not streamed: HTTP 200 whose JSON body is cut in half, its
+    ``Content-Length`` that of the half (complete at the HTTP level, not valid JSON). Neither
+    official SDK skips such a line: both raise ``json.JSONDecodeError`` (unwrapped) where it
+    arrives, streamed or not.
+    """
+
+    kind: ClassVar[str] = "malformed_chunk"
+    after_events: int = 3
+    count: int = 1
+    text: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(self.after_events >= 0, "`after_events` must be non-negative")
+        _check(self.count >= 1, f"`count` must be at least 1, not {self.count!r}")
+        if self.text is not None:
+            _check(
+                "\n" not in self.text and "\r" not in self.text,
+                "`text` must be one line (no line breaks)",
+            )
+
+
+@dataclass(frozen=True)
+class NoDone(Fault):
+    """A complete stream that ends without its terminator, cleanly at the HTTP level.
+
+    OpenAI: every chunk up to the finish chunk (and the usage chunk when
+    ``stream_options.include_usage`` was asked), then the end of the body without ``data:
+    [DONE]``; Anthropic: every event up to the ``message_delta`` with its ``stop_reason`` and
+    usage, without ``message_stop``. (A stream is cut there by :class:`Truncate` too; this
+    fault names the case of an answer that is whole.) Not streamed: the complete JSON answer
+    without ``Content-Length``, ended by closing the connection (``connection: close``).
+    Neither official SDK needs the terminator: both return the whole answer.
+    """
+
+    kind: ClassVar[str] = "no_done"
+
+
+@dataclass(frozen=True)
+class PrefillRejected(Fault):
+    """Reject a prefilled request as a model without assistant prefill does.
+
+    A request whose last message is an ``assistant`` message gets HTTP 400
+    ``invalid_request_error`` "This model does not support assistant message prefill. The
+    conversation must end with a user message." (the Anthropic API's; OpenAI's error shape
+    with the same message); any other request is answered normally. ``Model(prefill=False)``
+    rejects every prefilled request the same way.
+    """
+
+    kind: ClassVar[str] = "prefill_rejected"
+
+
 #: YAML name → fault class.
 FAULT_TYPES: dict[str, type[Fault]] = {
     cls.kind: cls
@@ -453,5 +561,9 @@ FAULT_TYPES: dict[str, type[Fault]] = {
         ErrorIn200,
         HugeBody,
         Drip,
+        SlowFirstToken,
+        MalformedChunk,
+        NoDone,
+        PrefillRejected,
     )
 }

@@ -28,6 +28,8 @@ ENDPOINTS: dict[str, Dialect] = {
     "/openai/v1/chat/completions": "openai",  # Groq's OpenAI-compatible path
     "/v1/messages": "anthropic",
     "/messages": "anthropic",
+    "/v1/responses": "openai",  # the Responses API (and GET /v1/responses/{id})
+    "/responses": "openai",
 }
 
 

@@ -8,6 +8,13 @@ A :class:`Model` answers by one of three behaviours:
   number of assistant messages already in the conversation, so a retried request gets the
   same turn, and the last turn repeats once the script is exhausted.
 
+**Assistant prefill**: when the last message is an ``assistant`` message (a partial answer
+to continue), it is not counted as a played turn, and the model continues it: when its reply
+starts with the partial text, the answer is the rest (the continuation only, as the Anthropic
+API answers); otherwise the answer is the whole reply, unchanged (the scripted model does not
+rewrite its script to fit). ``Model(prefill=False)`` rejects such requests instead (HTTP 400,
+:data:`PREFILL_MESSAGE`).
+
 Tokens are counted as whitespace-separated words, so usage and the context window check are
 deterministic. :func:`answer` returns a :class:`Reply` that the wire modules render.
 """
@@ -22,13 +29,21 @@ from typing import Any
 
 from surefoot.testing.faults._faults import check_types
 
+#: The message of the 400 a model without assistant prefill answers (the Anthropic API's).
+PREFILL_MESSAGE = (
+    "This model does not support assistant message prefill. The conversation must end with a "
+    "user message."
+)
+
 __all__ = [
+    "PREFILL_MESSAGE",
     "Model",
     "Reply",
     "ToolCall",
     "Turn",
     "answer",
     "count_tokens",
+    "ends_with_assistant",
     "find_model",
     "prompt_tokens",
 ]
@@ -66,13 +81,19 @@ class Model:
     """A model the server knows. ``name`` may be a glob (``"gpt-*"``, ``"*"``).
 
     ``context_window`` (tokens) makes longer prompts fail with the provider's context-length
-    error.
+    error. ``event_ids`` overrides the server's choice of ``id:`` lines in this model's
+    streams (``False``: none, as real providers send, and ``Last-Event-ID`` is ignored).
+    ``prefill=False`` answers a request whose last message is an ``assistant`` message with
+    HTTP 400 ``invalid_request_error`` (:data:`PREFILL_MESSAGE`), as a model without prefill
+    support does; by default the model continues the partial answer.
     """
 
     name: str = "*"
     reply: str | None = None
     turns: Sequence[Turn] = ()
     context_window: int | None = None
+    event_ids: bool | None = None
+    prefill: bool = True
 
     def __post_init__(self) -> None:
         check_types(self)
@@ -155,17 +176,32 @@ def _last_user_text(body: Mapping[str, Any]) -> str:
     return ""
 
 
+def ends_with_assistant(body: object) -> bool:
+    """Whether the request ``body``'s last message is an ``assistant`` message (a prefill)."""
+    if not isinstance(body, Mapping):
+        return False
+    messages = _messages(body)
+    return bool(messages) and messages[-1].get("role") == "assistant"
+
+
 def answer(model: Model, body: Mapping[str, Any]) -> Reply:
-    """The model's deterministic reply to a chat request ``body``."""
+    """The model's deterministic reply to a chat request ``body`` (the continuation only when
+    the last message is an assistant prefill that the reply starts with)."""
     tool_calls: Sequence[ToolCall] = ()
+    prefill = (
+        _content_text(_messages(body)[-1].get("content")) if ends_with_assistant(body) else None
+    )
     if model.turns:
         played = sum(1 for m in _messages(body) if m.get("role") == "assistant")
+        played -= prefill is not None
         turn = model.turns[min(played, len(model.turns) - 1)]
         text, tool_calls = turn.text, turn.tool_calls
     elif model.reply is not None:
         text = model.reply
     else:
         text = _last_user_text(body)
+    if prefill and text.startswith(prefill):
+        text = text[len(prefill) :]
     completion = count_tokens(text) + sum(
         count_tokens(c.arguments_json().replace(",", " ")) for c in tool_calls
     )

@@ -4,9 +4,11 @@ Requests no rule selects pass through untouched: method, path and query, headers
 hop-by-hop ones), body; the answer's status, headers (minus hop-by-hop) and body, streamed
 chunk by chunk when the upstream streams. Faults that need no answer (a status, a hang, a
 reset before the headers, latency) never reach the upstream; stream faults (truncation, a
-mid-stream error, a reset or a stall after N events, drip-feed) act on the upstream's real
-events; content faults (a malformed tool call, a content filter, a huge body) are answered
-by the scripted model locally.
+mid-stream error, a reset or a stall after N events, drip-feed, a slow first token,
+malformed chunks, a missing terminator) act on the upstream's real events; a prefill
+rejection answers a prefilled request itself; content faults (a malformed tool call, a
+content filter, a huge body) are answered by the scripted model locally (in the Responses
+API's format on ``/v1/responses``; a mid-stream error there is the chat completions' one).
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ from surefoot.testing.faults._faults import (
     Fault,
     Hang,
     HugeBody,
+    MalformedChunk,
     MalformedToolCall,
+    NoDone,
     Reset,
+    SlowFirstToken,
     Status,
     StreamError,
     Truncate,
@@ -35,6 +40,7 @@ from surefoot.testing.faults._http import DEFAULT_MAX_BODY_BYTES, Request, Wire
 from surefoot.testing.faults._injecting import InjectingServer, dialect_for
 from surefoot.testing.faults._record import RecordedRequest
 from surefoot.testing.faults._respond import Outgoing, Piece, apply_early, send, send_error
+from surefoot.testing.faults._responses import RESPONSES_PATHS, ResponsesAPI
 from surefoot.testing.faults._rules import Rule, Scenario
 from surefoot.testing.faults._synth import Synthesizer
 from surefoot.testing.faults._wire import EventRole
@@ -73,9 +79,9 @@ def _event_role(raw: bytes) -> EventRole:
         elif field == "data":
             data.append(value)
     text = "\n".join(data)
-    if text == "[DONE]" or name == "message_stop":
+    if text == "[DONE]" or name in ("message_stop", "response.completed"):
         return "final"
-    if name == "content_block_delta":
+    if name == "content_block_delta" or (name.startswith("response.") and name.endswith(".delta")):
         return "delta"
     try:
         doc = json.loads(text)
@@ -117,7 +123,9 @@ async def _chunks(response: aiohttp.ClientResponse) -> AsyncIterator[Piece]:
 
 
 def _needs_events(fault: Fault | None) -> bool:
-    return isinstance(fault, Truncate | StreamError | Hang | Reset)
+    return isinstance(
+        fault, Truncate | StreamError | Hang | Reset | SlowFirstToken | MalformedChunk | NoDone
+    )
 
 
 class ChaosProxy(InjectingServer):
@@ -143,6 +151,7 @@ class ChaosProxy(InjectingServer):
         self.upstream = upstream.rstrip("/")
         self.connect_timeout = _check.seconds("connect_timeout", connect_timeout, positive=True)
         self._synth = Synthesizer(self.scenario.models, self.scenario.strict_models)
+        self._responses = ResponsesAPI(self._synth)
         self._session: aiohttp.ClientSession | None = None
 
     async def on_start(self) -> None:
@@ -167,6 +176,10 @@ class ChaosProxy(InjectingServer):
         if isinstance(fault, MalformedToolCall | HugeBody | ContentFilter) and isinstance(
             doc, dict
         ):
+            if request.path in RESPONSES_PATHS:
+                return await self._responses.create(
+                    wire, reader, request, record, doc, fault, request_id
+                )
             return await self._synth.respond(
                 wire, reader, request, record, dialect, doc, fault, request_id
             )

@@ -4,13 +4,13 @@
 headers, an error status, an error in a 200, a content filter's error). :func:`send` writes
 an :class:`Outgoing` answer, a JSON body or a stream of SSE pieces, and applies the faults
 that act on the body (reset mid-body, truncation, a mid-stream error, a stalled stream,
-drip-feed).
+drip-feed, a slow first token, malformed chunks, a stream without its terminator).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,16 +28,48 @@ from surefoot.testing.faults._faults import (
     Fault,
     Hang,
     Latency,
+    MalformedChunk,
+    NoDone,
+    PrefillRejected,
     Reset,
+    SlowFirstToken,
     Status,
     StreamError,
     Truncate,
 )
 from surefoot.testing.faults._http import Wire
+from surefoot.testing.faults._model import PREFILL_MESSAGE, ends_with_assistant
 from surefoot.testing.faults._record import RecordedRequest
 from surefoot.testing.faults._wire import Event, EventRole, encode_event
 
-__all__ = ["Outgoing", "Piece", "apply_early", "hang", "send", "send_error"]
+__all__ = [
+    "Outgoing",
+    "Piece",
+    "apply_early",
+    "hang",
+    "malformed_chunk",
+    "prefill_error",
+    "send",
+    "send_error",
+]
+
+_PING = {"openai": b": ping\n\n", "anthropic": b'event: ping\ndata: {"type": "ping"}\n\n'}
+_MALFORMED = {
+    "openai": '{"choices":[{"index":0,"delta":{"content":"x"',
+    "anthropic": '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"',
+}
+
+
+def malformed_chunk(dialect: str, fault: MalformedChunk) -> bytes:
+    """The ``count`` broken events of ``fault`` (no ``id:``), in ``dialect``."""
+    text = fault.text if fault.text is not None else _MALFORMED.get(dialect, _MALFORMED["openai"])
+    name = "event: content_block_delta\n" if dialect == "anthropic" else ""
+    return f"{name}data: {text}\n\n".encode() * fault.count
+
+
+def prefill_error() -> Status:
+    """The 400 a model without assistant prefill answers to a prefilled request."""
+    return Status(400, error="bad_request", message=PREFILL_MESSAGE)
 
 
 @dataclass(frozen=True)
@@ -66,6 +98,7 @@ class Outgoing:
     dialect: Dialect = "openai"
     extra: dict[str, Any] = field(default_factory=dict)
     request_id: str | None = None
+    error_event: Callable[[StreamError, int], bytes] | None = None
 
 
 async def hang(reader: asyncio.StreamReader) -> bool:
@@ -111,9 +144,11 @@ async def apply_early(
         return None
     if fault.delay:
         await asyncio.sleep(fault.delay)
-    if isinstance(fault, Latency):
+    if isinstance(fault, Latency) or (isinstance(fault, SlowFirstToken) and not record.stream):
         await asyncio.sleep(fault.seconds)
         return None
+    if isinstance(fault, PrefillRejected) and ends_with_assistant(record.json):
+        return await send_error(wire, record, dialect, prefill_error(), request_id, model=model)
     if isinstance(fault, Hang) and (fault.after_events is None or not record.stream):
         return await hang(reader)
     if isinstance(fault, Reset) and fault.at == "before_headers":
@@ -174,11 +209,22 @@ async def send(
     wire.head(out.status, [*out.headers, ("transfer-encoding", "chunked")])
     wire.chunked = True
     stop_at = _stop_at(fault, out.total)
+    malformed = fault if isinstance(fault, MalformedChunk) else None
+    slow = fault if isinstance(fault, SlowFirstToken) else None
     sent = deltas = 0
     async for piece in out.pieces:
+        if malformed is not None and sent == malformed.after_events:
+            await _write(wire, malformed_chunk(out.dialect, malformed), drip)
+            malformed = None
+        if slow is not None and piece.role in ("delta", "final"):
+            await _quiet(wire, slow, out.dialect)
+            slow = None
         if isinstance(fault, StreamError) and (
             piece.role == "final" or (piece.role == "delta" and deltas == fault.after_deltas)
         ):
+            if out.error_event is not None:
+                await _write(wire, out.error_event(fault, sent), drip)
+                break
             data = error_event_data(out.dialect, fault.error, fault.message, out.request_id)
             event = Event(data, "error" if out.dialect == "anthropic" else None)
             next_id = None if out.next_id is None else out.next_id + sent
@@ -192,16 +238,33 @@ async def send(
                 await wire.reset()
                 return False
             break
-        if isinstance(fault, Truncate) and piece.role == "final":
+        if isinstance(fault, Truncate | NoDone) and piece.role == "final":
             break
         await _write(wire, piece.data, drip)
         sent += 1
         deltas += piece.role == "delta"
+    if malformed is not None:  # a stream shorter than `after_events`: at its end
+        await _write(wire, malformed_chunk(out.dialect, malformed), drip)
     if isinstance(fault, Reset):  # fewer events than asked: reset at the end anyway
         await wire.reset()
         return False
     wire.end_chunks()  # complete at the HTTP level, even when cut short at the SSE level
     return True
+
+
+async def _quiet(wire: Wire, fault: SlowFirstToken, dialect: str) -> None:
+    """The wait before the first token: silence, or a keep-alive every ``ping_every``."""
+    await wire.flush()
+    loop = asyncio.get_running_loop()
+    end = loop.time() + fault.seconds
+    ping = _PING.get(dialect, _PING["openai"])
+    while (left := end - loop.time()) > 0:
+        if fault.ping_every is None or left <= fault.ping_every:
+            await asyncio.sleep(left)
+            return
+        await asyncio.sleep(fault.ping_every)
+        wire.body(ping)
+        await wire.flush()
 
 
 def _stop_at(fault: Fault | None, total: int | None) -> int | None:
@@ -220,6 +283,12 @@ async def _send_body(
     drip: Drip | None,
 ) -> bool:  # fmt: skip
     body = out.body
+    if isinstance(fault, MalformedChunk):  # complete at the HTTP level, not valid JSON
+        body = body[: len(body) // 2]
+    if isinstance(fault, NoDone):  # the body ends when the connection closes
+        wire.head(out.status, [*out.headers, ("connection", "close")])
+        await _write(wire, body, drip)
+        return False
     headers = [*out.headers, ("content-length", str(len(body)))]
     if isinstance(fault, Truncate):  # the body will be short: no reuse of this connection
         headers.append(("connection", "close"))

@@ -7,6 +7,9 @@ A scenario file is a mapping with optional keys ``seed``, ``strict_models``, ``m
     models:
       - name: gpt-4o-mini
         context_window: 8000
+        event_ids: false                 # stream without id: lines, as real providers do
+      - name: claude-old
+        prefill: false                   # a prefilled request gets the provider's 400
       - name: agent-*
         turns:
           - tool_calls: [{name: get_weather, arguments: {city: Paris}}]
@@ -19,6 +22,13 @@ A scenario file is a mapping with optional keys ``seed``, ``strict_models``, ``m
         fault: {type: status, status: 529}
       - match: {model: "gpt-*", probability: 0.2, start: 5, end: 10}
         fault: stream_error              # a bare name takes the defaults
+      - match: {stream: true, end: 1.0}  # the first second: a slow first token
+        fault: {type: slow_first_token, seconds: 2, ping_every: 0.5}
+
+Fault names: ``ok``, ``latency``, ``status``, ``hang``, ``reset``, ``truncate``,
+``stream_error``, ``malformed_tool_call``, ``content_filter``, ``error_in_200``,
+``huge_body``, ``drip``, ``slow_first_token``, ``malformed_chunk``, ``no_done``,
+``prefill_rejected`` (:data:`~surefoot.testing.faults.FAULT_TYPES`).
 
 Anything wrong raises :class:`ScenarioError` naming the line and the allowed values.
 """
@@ -181,13 +191,17 @@ def _fault(reader: _Reader, node: yaml.Node) -> Fault:
 
 
 def _model(reader: _Reader, node: yaml.Node) -> Model:
-    nodes = reader.mapping(node, "a model", ("name", "reply", "turns", "context_window"))
+    keys = ("name", "reply", "turns", "context_window", "event_ids", "prefill")
+    nodes = reader.mapping(node, "a model", keys)
     kwargs: dict[str, Any] = {}
     for key in ("name", "reply"):
         if key in nodes:
             kwargs[key] = reader.value(nodes[key], str, f"`{key}`")
     if "context_window" in nodes:
         kwargs["context_window"] = reader.value(nodes["context_window"], int, "`context_window`")
+    for key in ("event_ids", "prefill"):
+        if key in nodes:
+            kwargs[key] = reader.value(nodes[key], bool, f"`{key}`")
     if "turns" in nodes:
         kwargs["turns"] = tuple(_turn(reader, n) for n in reader.sequence(nodes["turns"], "turns"))
     try:

@@ -3,8 +3,12 @@
 :class:`Synthesizer` finds the model, enforces its context window (and, with
 ``strict_models``, answers 404 for unknown models), asks the model for a :class:`Reply`,
 applies the content faults (a malformed tool call, a content filter, a huge body), renders
-JSON or SSE events with ids, skips the events up to ``Last-Event-ID``, and sends it all
-through :func:`send`.
+JSON or SSE events, and sends it all through :func:`send`. Stream events carry ``id:`` lines
+(their 1-based position) unless ids are off (``FaultServer(event_ids=False)`` or
+``Model(event_ids=False)``, as every real provider streams); with ids, the events up to
+``Last-Event-ID`` are skipped, without them the header is ignored and the stream starts over.
+A model with ``prefill=False`` answers a request that ends with an assistant message with the
+400 of :func:`~surefoot.testing.faults._respond.prefill_error`.
 """
 
 from __future__ import annotations
@@ -26,13 +30,20 @@ from surefoot.testing.faults._faults import (
     Status,
 )
 from surefoot.testing.faults._http import Request, Wire
-from surefoot.testing.faults._model import Model, Reply, ToolCall, answer, find_model
+from surefoot.testing.faults._model import (
+    Model,
+    Reply,
+    ToolCall,
+    answer,
+    ends_with_assistant,
+    find_model,
+)
 from surefoot.testing.faults._openai import completion, completion_events
 from surefoot.testing.faults._record import RecordedRequest
-from surefoot.testing.faults._respond import Outgoing, Piece, send, send_error
+from surefoot.testing.faults._respond import Outgoing, Piece, prefill_error, send, send_error
 from surefoot.testing.faults._wire import Event, encode_event
 
-__all__ = ["Synthesizer", "response_id"]
+__all__ = ["Synthesizer", "apply_content_fault", "iterate", "response_id"]
 
 _DEFAULT_MODEL = Model()
 _HUGE_WORD = "lorem ipsum dolor sit amet "
@@ -43,7 +54,7 @@ def response_id(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()[:24]
 
 
-def _apply_content_fault(reply: Reply, fault: Fault | None) -> Reply:
+def apply_content_fault(reply: Reply, fault: Fault | None) -> Reply:
     if isinstance(fault, MalformedToolCall):
         call = ToolCall(fault.name, fault.arguments)
         return Reply("", (call,), reply.prompt_tokens, reply.completion_tokens)
@@ -56,7 +67,7 @@ def _apply_content_fault(reply: Reply, fault: Fault | None) -> Reply:
     return reply
 
 
-async def _iterate(pieces: Sequence[Piece]) -> AsyncIterator[Piece]:
+async def iterate(pieces: Sequence[Piece]) -> AsyncIterator[Piece]:
     for index, piece in enumerate(pieces):
         if index and index % 64 == 0:
             await asyncio.sleep(0)
@@ -73,9 +84,12 @@ def _first_id(last_event_id: str | None) -> int:
 class Synthesizer:
     """Answers chat requests with the scripted models."""
 
-    def __init__(self, models: Sequence[Model] = (), strict_models: bool = False) -> None:
+    def __init__(
+        self, models: Sequence[Model] = (), strict_models: bool = False, event_ids: bool = True
+    ) -> None:
         self.models = list(models)
         self.strict_models = strict_models
+        self.event_ids = event_ids
         self.created = int(time.time())
 
     def model_for(self, name: str) -> Model | None:
@@ -99,6 +113,8 @@ class Synthesizer:
         model = self.model_for(name)
         if model is None:
             return await send_error(wire, record, dialect, Status(404), request_id, model=name)
+        if not model.prefill and ends_with_assistant(doc):
+            return await send_error(wire, record, dialect, prefill_error(), request_id, model=name)
         reply = answer(model, doc)
         window = model.context_window
         if window is not None:
@@ -111,7 +127,7 @@ class Synthesizer:
                 return await send_error(
                     wire, record, dialect, too_long, request_id, tokens=needed, window=window
                 )
-        reply = _apply_content_fault(reply, fault)
+        reply = apply_content_fault(reply, fault)
         finish: str | None = None
         if isinstance(fault, ContentFilter):
             finish = "content_filter" if dialect == "openai" else "refusal"
@@ -133,7 +149,8 @@ class Synthesizer:
             events = completion_events(reply, name, rid, self.created, usage, finish)
         else:
             events = message_events(reply, name, rid, finish)
-        return await self._stream(wire, reader, record, events, fault, dialect, id_header)
+        ids = self.event_ids if model.event_ids is None else model.event_ids
+        return await self._stream(wire, reader, record, events, fault, dialect, id_header, ids)
 
     async def _stream(
         self,
@@ -144,10 +161,11 @@ class Synthesizer:
         fault: Fault | None,
         dialect: Dialect,
         id_header: tuple[str, str],
+        ids: bool = True,
     ) -> bool:
-        first = _first_id(record.last_event_id)
+        first = _first_id(record.last_event_id) if ids else 1
         pieces = [
-            Piece(encode_event(event, number), event.role)
+            Piece(encode_event(event, number if ids else None), event.role)
             for number, event in enumerate(events, start=1)
             if number >= first
         ]
@@ -159,9 +177,9 @@ class Synthesizer:
         out = Outgoing(
             200,
             headers,
-            pieces=_iterate(pieces),
+            pieces=iterate(pieces),
             total=len(pieces),
-            next_id=max(first, 1),
+            next_id=max(first, 1) if ids else None,
             dialect=dialect,
             request_id=id_header[1],
         )
