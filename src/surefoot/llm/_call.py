@@ -474,9 +474,16 @@ def call_model(
     *,
     stream: bool = False,
 ) -> Generator[Any, Any, tuple[Completion, ModelSpec]]:
-    """One model call through the fallback chain (see the module docstring)."""
+    """One model call through the fallback chain (see the module docstring). Without a
+    telemetry sink it is the chain itself: no generator in between for every op to pass."""
     if not _hub.SINKS:
-        return (yield from _chain(ctx, messages, tools, stream, None))
+        return _chain(ctx, messages, tools, stream, None)
+    return _traced(ctx, messages, tools, stream)
+
+
+def _traced(
+    ctx: RunCtx, messages: Sequence[Message], tools: Sequence[ToolSpec], stream: bool
+) -> Generator[Any, Any, tuple[Completion, ModelSpec]]:
     trace = _trace(ctx, stream)
     if trace is None:
         return (yield from _chain(ctx, messages, tools, stream, None))

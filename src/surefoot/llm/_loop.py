@@ -73,18 +73,6 @@ def run_flow(
     stream: bool = False,
 ) -> Generator[Any, Any, RunResult]:
     """The whole run; returns the :class:`RunResult` (see the module docstring)."""
-    result = yield from _flow(ctx, messages, tools, response_model, stream)
-    result.failed_usage = ctx.failed_usage
-    return result
-
-
-def _flow(
-    ctx: RunCtx,
-    messages: list[Message],
-    tools: ToolRegistry | None,
-    response_model: type[pydantic.BaseModel] | None,
-    stream: bool,
-) -> Generator[Any, Any, RunResult]:
     opts = ctx.opts
     specs = tools.specs if tools is not None else ()
     st = _State()
@@ -100,6 +88,7 @@ def _flow(
             ended = yield from _tool_round(ctx, messages, msg.tool_calls, tools, st, stream)
             if ended is not None:
                 ended.usage = st.usage
+                ended.failed_usage = ctx.failed_usage
                 ended.model = spec.name
                 ended.turns = turn + 1
                 return ended
@@ -125,6 +114,7 @@ def _flow(
             ctx.task_id,
             None,
             turn + 1,
+            ctx.failed_usage,
         )
     raise no_progress(
         f"the model gave no final answer within max_turns={opts.max_turns} turns; narrow the "
