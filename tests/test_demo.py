@@ -84,7 +84,7 @@ def test_demo_passes_end_to_end(run: Run) -> None:
     for s in doc["steps"]:
         assert s["status"] == "passed", s
         assert s["checks"] and all(c["ok"] for c in s["checks"]), s["checks"]
-    assert doc["wall_time"] < 12  # about 5.6 s of real waits and stalls; was 8.6 s
+    assert doc["wall_time"] < 12  # about 6.6 s of real waits and stalls
 
 
 def test_demo_counts(run: Run) -> None:

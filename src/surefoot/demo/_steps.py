@@ -406,9 +406,9 @@ STEPS: tuple[Step, ...] = (
         "breaker",
         "outage → breaker opens, closes",
         "Calls every 0.2 s: three fail in an outage and open the breaker, three are rejected "
-        "without a request, and after 1 s a probe succeeds and closes it.",
+        "without a request, and after 2 s a probe succeeds and closes it.",
         _breaker,
-        {"threshold": 3, "outage": 3, "rejected": 3, "spacing": 0.2, "recovery": 1.0},
+        {"threshold": 3, "outage": 3, "rejected": 3, "spacing": 0.2, "recovery": 2.0},
     ),
     Step(
         "deadline",
