@@ -159,8 +159,8 @@ class StreamProgress:
         ctx.failed_usage = ctx.failed_usage + partial.usage
         err = source.failure
         reason = f"{err.kind}: {err.message}" if err is not None else "the stream failed"
-        shown = source.pending.discarded if source.pending is not None else ""
-        self.pending = RestartEvent(model, redact(reason)[:300], shown + partial.message.content)
+        # What the caller shows of this answer: its deltas since the last restart event.
+        self.pending = RestartEvent(model, redact(reason)[:300], partial.message.content)
 
 
 def _malformed(exc: Exception, provider: str, model: str) -> SurefootError:

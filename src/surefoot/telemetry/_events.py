@@ -30,7 +30,7 @@ from typing import IO, Any
 from surefoot._redact import redact
 from surefoot.telemetry import _hub
 from surefoot.telemetry._hub import CallInfo
-from surefoot.telemetry._logs import fields
+from surefoot.telemetry._logs import fields, outcome
 
 __all__ = ["FORMAT_VERSION", "EventLog"]
 
@@ -131,15 +131,7 @@ class _CallLog:
         del f["surefoot_event"]
         if f["model"] is None:
             f["model"] = self.current
-        if f["outcome"] is None:
-            if error is None:
-                f["outcome"] = "ok"
-            elif f["why"] == "CIRCUIT_OPEN":
-                f["outcome"] = "rejected"
-            elif f["why"] == "DEADLINE":
-                f["outcome"] = "deadline"
-            else:
-                f["outcome"] = "retry" if f["decision"] == "retry" else "fail"
+        f["outcome"] = outcome(record, error)
         now = time.time()
         start, self.t_start = self.t_start, None
         self.log.write("attempt", self.call, t_start=round(start or now, 6), **f)

@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["decision_log", "fields"]
+__all__ = ["decision_log", "fields", "outcome"]
 
 logging.getLogger("surefoot").addHandler(logging.NullHandler())
 
@@ -47,6 +47,25 @@ def fields(record: Any, error: BaseException | None) -> dict[str, Any]:
         "model": record.model,
         "request_id": getattr(context, "request_id", None),
     }
+
+
+def outcome(record: Any, error: BaseException | None) -> str:
+    """The attempt's outcome: the LLM client's own (``retry``, ``fallback``, ``restart``...),
+    else ``ok``, ``rejected`` (an open circuit), ``deadline``, ``retry`` or ``fail``."""
+    own = getattr(record, "outcome", None)
+    if own is not None:
+        return str(own)
+    if error is None:
+        return "ok"
+    decision = getattr(record, "decision", None)
+    if decision is None:
+        return "fail"
+    why = decision.why.name
+    if why == "CIRCUIT_OPEN":
+        return "rejected"
+    if why == "DEADLINE":
+        return "deadline"
+    return "retry" if decision.retry else "fail"
 
 
 def _message(f: dict[str, Any]) -> str:

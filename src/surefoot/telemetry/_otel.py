@@ -52,6 +52,7 @@ from surefoot import _redact
 from surefoot._redact import redact
 from surefoot._version import __version__
 from surefoot.telemetry._hub import CallInfo
+from surefoot.telemetry._logs import outcome as attempt_outcome
 
 __all__ = ["OtelSink", "error_type"]
 
@@ -284,20 +285,13 @@ class _Call:
             span = self._attempt_span(n)
         s = self.sink
         decision = getattr(record, "decision", None)
-        outcome = getattr(record, "outcome", None)
+        outcome = attempt_outcome(record, error)
         if error is None:
-            outcome = outcome or "ok"
             self.pending = span  # the response's attributes land on it too
         else:
             status = getattr(record, "status", None)
             etype = error_type(error, status)
             why = decision.why.name if decision is not None else None
-            if outcome is None:
-                outcome = "retry" if decision is not None and decision.retry else "fail"
-                if why == "CIRCUIT_OPEN":
-                    outcome = "rejected"
-                elif why == "DEADLINE":
-                    outcome = "deadline"
             span.set_attributes(
                 _clean(
                     {
