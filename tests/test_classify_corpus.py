@@ -3,9 +3,10 @@
 ``classify_corpus.jsonl`` must stay at 100%, line by line. ``classify_corpus_2026.jsonl``
 (described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
 against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
-line; ``heldout2`` is a fresh held-out set no rule was written against, scored only in
-aggregate (no per-line test, no failing case printed) so the score stays an honest estimate of
-accuracy on failures the rules have not seen.
+line, and so is ``heldout2`` (round 2's held-out set, read in round 3); ``heldout3`` is a
+fresh held-out set no rule was written against, scored only in aggregate (no per-line test, no
+failing case printed) so the score stays an honest estimate of accuracy on failures the rules
+have not seen.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ CORPUS_2026 = Path(__file__).parent / "data" / "classify_corpus_2026.jsonl"
 THRESHOLD = 0.97
 HELDOUT_THRESHOLD = 0.97
 HELDOUT_MIN = 50
-SPLITS = {"tune", "heldout", "heldout2"}
+SPLITS = {"tune", "heldout", "heldout2", "heldout3"}
 
 
 def _rows(path: Path = CORPUS) -> list[dict[str, Any]]:
@@ -38,10 +39,19 @@ ROWS_2026 = _rows(CORPUS_2026)
 TUNE = [r for r in ROWS_2026 if r.get("split") == "tune"]
 # Round 1's held-out split. It scored 56/73 (76.7%) when it was honestly held out (measured
 # once, after the round-1 rules were frozen); round 2 read it, so it is tuning data now and
-# checked line by line like ``tune``. It no longer estimates anything: ``heldout2`` does.
+# checked line by line like ``tune``. It no longer estimates anything: ``heldout3`` does.
 HELDOUT1 = [r for r in ROWS_2026 if r.get("split") == "heldout"]
+# Round 2's held-out split: 76/96 (79.2%) when it was held out; round 3 read it.
+HELDOUT2 = [r for r in ROWS_2026 if r.get("split") == "heldout2"]
+#: heldout2 lines whose label we doubt and which no rule was bent to fit (see
+#: classify_corpus_2026.md, "Labels we doubt"): checked to stay what they are.
+DOUBTED = {
+    # an image sent to a text-only model, in the words of an image-preprocessing failure
+    # ("please provide valid images"): the label says capability, the text says request
+    "fireworks-400-text-model-cannot-preprocess-image": ("invalid_request", False),
+}
 # Never printed per line, never read to write a rule.
-FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout2"]
+FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout3"]
 
 
 def _verdict(row: dict[str, Any]) -> tuple[str, bool]:
@@ -101,28 +111,34 @@ def test_2026_heldout1_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-02): 76 of 96 lines.
-HELDOUT2_MEASURED = 76 / 96
+@pytest.mark.parametrize("row", HELDOUT2, ids=[r["id"] for r in HELDOUT2])
+def test_2026_heldout2_line(row: dict[str, Any]) -> None:
+    kind, retryable = _verdict(row)
+    want = DOUBTED.get(row["id"], (row["kind"], row["retryable"]))
+    assert (kind, retryable) == want, (
+        f"{row['id']}: got {kind}/{retryable}, expected {want} (source: {row['source']})"
+    )
+
+
+#: The fresh held-out split's accuracy, measured once (2026-12-02, round 3): 72 of 97 lines.
+HELDOUT3_MEASURED = 72 / 97
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
-    """The fresh held-out split (``heldout2``), in aggregate only: its lines' ids, bodies and
+    """The fresh held-out split (``heldout3``), in aggregate only: its lines' ids, bodies and
     labels are never printed, so that tuning the rules on its failures stays impossible by
     accident."""
     if not FRESH:
-        pytest.skip(
-            "no 'heldout2' lines in tests/data/classify_corpus_2026.jsonl yet: the fresh "
-            "held-out set is still being collected"
-        )
+        pytest.skip("no 'heldout3' lines in tests/data/classify_corpus_2026.jsonl")
     assert len(FRESH) >= HELDOUT_MIN, "the fresh held-out split should hold at least 50 failures"
     hits = sum(_verdict(r) == (r["kind"], r["retryable"]) for r in FRESH)
     accuracy = hits / len(FRESH)
-    score = f"2026 fresh held-out (heldout2) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
+    score = f"2026 fresh held-out (heldout3) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 2's rules were frozen: 76/96 (79.2%), short of the 97% target
+    # Scored once, after round 3's rules were frozen: 72/97 (74.2%), short of the 97% target
     # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a
     # regression; a later round that tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT2_MEASURED, score
+    assert accuracy >= HELDOUT3_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:

@@ -1,7 +1,7 @@
 """Families of failures, tested with phrasings no corpus line holds.
 
 SYNTHETIC PARAPHRASES. Every message below was written for this test -- plausible rewordings of
-a failure family found in round 2 (see ``tests/data/classify_corpus_2026.md``), not real
+a failure family found in rounds 2 and 3 (see ``tests/data/classify_corpus_2026.md``), not real
 provider output. They test that a rule covers its family (synonyms, word order, another
 provider's envelope), not one message. Real failures belong in the corpora, never here; these
 never go into the corpora.
@@ -313,6 +313,199 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "server_error",
         True,
     ),
+    # round 3 (families found on round 2's held-out lines and in our own probes)
+    (
+        "per-model-restriction-both",
+        "mistral",
+        400,
+        _openai("presence_penalty and top_k may not both be set for this model."),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "per-model-restriction-only-mode",
+        "gemini",
+        400,
+        {"error": {"code": 400, "message": "This model only accepts streaming requests."}},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "per-model-restriction-not-allowed",
+        "openai",
+        400,
+        _openai("top_logprobs is not permitted for the selected model"),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "unsupported-service-tier-word",
+        "openai",
+        400,
+        _openai("Unsupported service_tier: scale"),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "feature-combination",
+        "groq",
+        400,
+        _openai("structured outputs cannot be combined with parallel tool calls"),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "feature-enabled-when",
+        "anthropic",
+        400,
+        _anthropic("Citations may not be enabled when the response is forced to JSON."),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "beta-header-unknown-value",
+        "anthropic",
+        400,
+        _anthropic("Unknown value `files-api-2099` passed in the anthropic-beta header."),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "server-flag-required",
+        "vllm",
+        400,
+        {"object": "error", "message": "reasoning output requires --reasoning-format to be set"},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "schema-extra-field",
+        "groq",
+        400,
+        _openai("'messages.2' : the following must be satisfied[('messages.2' : property 'ts')]"),
+        "invalid_request",
+        False,
+    ),
+    (
+        "schema-additional-properties",
+        "mistral",
+        422,
+        _openai("Additional properties are not allowed ('foo' was unexpected)"),
+        "invalid_request",
+        False,
+    ),
+    (
+        "model-length-context",
+        "vllm",
+        400,
+        {"object": "error", "message": "Input of 9000 tokens exceeds max_model_len (8192)."},
+        "context_too_long",
+        False,
+    ),
+    (
+        "output-bound-named-first",
+        "fireworks",
+        400,
+        _openai("'max_tokens' of 90000 exceeds the context length of this model (32768)"),
+        "invalid_request",
+        False,
+    ),
+    (
+        "body-size-bytes",
+        "gemini",
+        413,
+        {"error": {"code": 413, "message": "Request body size 30 MB exceeded the 20 MB cap"}},
+        "invalid_request",
+        False,
+    ),
+    (
+        "gateway-budget-crossed",
+        "proxy",
+        429,
+        _openai("Key has crossed its monthly budget: 12.1 >= 12.0", "429", "budget_exceeded_x"),
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "window-per-minute-beats-credit-code",
+        "together",
+        429,
+        _openai("Limited to 20 requests per minute on the free plan.", None, "credit_limit"),
+        "rate_limit",
+        True,
+    ),
+    (
+        "window-month-beats-429",
+        "cohere",
+        429,
+        {"message": "This trial key allows 500 calls / month; the allowance is used up."},
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "window-day-with-short-wait-stays-rate-limit",
+        "openai",
+        429,
+        _openai("Rate limit reached on requests per day (RPD). Please try again in 4m2s."),
+        "rate_limit",
+        True,
+    ),
+    (
+        "content-risk-wording",
+        "deepseek",
+        400,
+        _openai("Output data may contain inappropriate content."),
+        "content_filtered",
+        False,
+    ),
+    (
+        "content-violates-guidelines",
+        "xai",
+        400,
+        {"code": "invalid argument", "error": "Prompt violates our community guidelines."},
+        "content_filtered",
+        False,
+    ),
+    (
+        "json-generation-failed",
+        "groq",
+        400,
+        _openai("Failed to generate valid JSON for the requested schema.", "json_gen_error"),
+        "malformed_tool_call",
+        False,
+    ),
+    (
+        "worker-limit-overloaded",
+        "openrouter",
+        502,
+        {"error": {"code": 502, "message": "GPU node request limit reached (64/64)"}},
+        "model_overloaded",
+        True,
+    ),
+    (
+        "generic-type-on-401",
+        "openai",
+        401,
+        _openai("No credentials were sent with this request."),
+        "auth_failed",
+        False,
+    ),
+    (
+        "transport-undici-terminated",
+        "network",
+        None,
+        "TypeError: terminated\n  [cause]: SocketError: other side closed",
+        "network",
+        True,
+    ),
+    (
+        "transport-h2-reset",
+        "network",
+        None,
+        "h2 protocol error: stream error received: refused stream before processing any data",
+        "network",
+        True,
+    ),
 ]
 
 
@@ -339,3 +532,21 @@ def test_bare_error_message_in_a_200_body() -> None:
         200, {}, {"output": {"message": {"role": "assistant", "content": []}}}, provider="bedrock"
     )
     assert ok.kind == "unknown"
+
+
+def test_responses_event_in_a_200_body() -> None:
+    """A Responses API stream event (``response.failed``, ``response.incomplete``) given as a
+    2xx body is read through its ``response`` member."""
+    failed = {
+        "type": "response.failed",
+        "response": {"status": "failed", "error": {"code": "server_error", "message": "boom"}},
+    }
+    err = classify(200, {}, failed, provider="openai")
+    assert (err.kind, err.retryable) == ("server_error", True)
+    filtered = {
+        "type": "response.incomplete",
+        "response": {"status": "incomplete", "incomplete_details": {"reason": "content_filter"}},
+    }
+    assert classify(200, {}, filtered, provider="openai").kind == "content_filtered"
+    done = {"type": "response.completed", "response": {"status": "completed", "output": []}}
+    assert classify(200, {}, done, provider="openai").kind == "unknown"

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from surefoot._classify import _rules
-from surefoot._classify._fastre import RuleTable, lowered, required_literals
+from surefoot._classify._fastre import RuleTable, lowered, required_literals, trie_pattern
 
 CORPUS = Path(__file__).parent / "data" / "classify_corpus.jsonl"
 TABLES = {
@@ -90,6 +90,27 @@ def test_fast_tables_agree_with_the_reference_on_generated_text(parts: list[str]
     text = "".join(parts)
     for rows, fast in TABLES.values():
         assert fast.first(text, lowered(text)) == _reference(rows, text)
+        # the one-scan pre-filter and the row-by-row one pick the same row
+        assert fast.first_index(text, lowered(text)) == fast.first_index_by_row(text, lowered(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abc d", min_size=1, max_size=5), min_size=1, max_size=8),
+    st.text(alphabet="abc d", max_size=40),
+)
+def test_trie_pattern_finds_the_longest_word_at_each_position(words: list[str], text: str) -> None:
+    """The trie regex, searched as a lookahead, sees every position where a word starts and
+    returns the longest word there: so the words present are exactly those it reports plus
+    their prefixes (which is what the one-scan pre-filter relies on)."""
+    pattern = re.compile("(?=(" + trie_pattern(sorted(set(words))) + "))")
+    for i in range(len(text) + 1):
+        m = pattern.match(text, i)
+        starting = [w for w in set(words) if text.startswith(w, i)]
+        if not starting:
+            assert m is None or m.group(1) == ""
+        else:
+            assert m is not None and m.group(1) == max(starting, key=len)
 
 
 def test_required_literals_are_necessary() -> None:

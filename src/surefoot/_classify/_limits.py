@@ -11,6 +11,13 @@ Two messages read wrongly by their words alone:
 
 Both are looked at only when the tables already said ``context_too_long`` or ``rate_limit``
 and a cheap keyword is present.
+
+And the window a limit is counted over decides between a throttle and a spent allowance,
+whatever the code's name says (:func:`window_kind`): a limit per second or minute refills
+while the caller waits (``rate_limit``, although Cerebras codes it ``token_quota_exceeded``
+and Together types it ``credit_limit``); a limit per month or year does not
+(``quota_exhausted``, although sent as a 429), nor does a daily one unless the message names
+a wait of minutes ("Please try again in 7m12s").
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import re
 
 from surefoot._classify._kinds import Kind
 
-__all__ = ["limits_kind"]
+__all__ = ["limits_kind", "window_kind"]
 
 _WINDOW = re.compile(
     r"context length is (\d+) tokens.{0,200}?\((\d+) (?:of text input|in the messages|in the"
@@ -48,4 +55,45 @@ def limits_kind(kind: Kind, message: str) -> tuple[Kind, str] | None:
     m = _BUDGET.search(message[:4096])
     if m is not None and int(m.group(2)) > int(m.group(1)) > 0:
         return Kind.CONTEXT_TOO_LONG, REQUEST_OVER_BUDGET
+    return None
+
+
+_SHORT = re.compile(
+    r"(?<![a-z])(per|/|a|each|every) ?(second|sec|minute|min)\b|\b(rpm|tpm|rps|tps)\b|per-minute",
+    re.IGNORECASE,
+)
+_LONG = re.compile(
+    r"(?<![a-z])(per|/|a|each|every) ?(month|year)\b|\b(monthly|yearly|annual(ly)?)\b|per-month",
+    re.IGNORECASE,
+)
+_DAY = re.compile(
+    r"(?<![a-z])(per|/|a|each|every) ?day\b|\bdaily\b|per-day|\b(rpd|tpd)\b", re.IGNORECASE
+)
+_SOON = re.compile(r"(try again|retry|retry after|reset|resets) in \d", re.IGNORECASE)
+
+SHORT_WINDOW = "the limit is counted per second or minute (window in the message)"
+LONG_WINDOW = "the limit is counted per day, month or year (window in the message)"
+
+
+def window_kind(kind: Kind, message: str, *, from_family: bool) -> tuple[Kind, str] | None:
+    """``rate_limit`` or ``quota_exhausted`` by the window ``message`` names, or ``None``.
+
+    A spent quota is turned into a throttle only when a code *family* decided it (an exact
+    code such as ``insufficient_quota`` is the provider's own word); a throttle into a spent
+    quota whenever the window is a month or a year, or a day with no short wait named.
+    """
+    if kind is Kind.QUOTA_EXHAUSTED:
+        if (
+            from_family
+            and _SHORT.search(message) is not None
+            and _LONG.search(message) is None
+            and _DAY.search(message) is None
+        ):
+            return Kind.RATE_LIMIT, SHORT_WINDOW
+        return None
+    if kind is Kind.RATE_LIMIT and _SHORT.search(message) is None:
+        if _LONG.search(message) is not None:
+            return Kind.QUOTA_EXHAUSTED, LONG_WINDOW
+        if _DAY.search(message) is not None and _SOON.search(message) is None:
+            return Kind.QUOTA_EXHAUSTED, LONG_WINDOW
     return None

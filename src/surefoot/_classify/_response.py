@@ -173,8 +173,14 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
             if f is not None:
                 f.dialect = "gemini"
                 return f
-    # OpenAI Responses API objects.
+    # OpenAI Responses API objects, bare or inside their stream event
+    # (``{"type": "response.failed", "response": {...}}``).
     if d.get("object") == "response" or "incomplete_details" in d:
+        return responses_finding(d)
+    inner = as_dict(d.get("response"))
+    if inner is not None and as_str(d.get("type"), 64).startswith("response."):
+        return responses_finding(inner)
+    if d.get("status") in ("failed", "incomplete") and as_dict(d.get("error")) is not None:
         return responses_finding(d)
     return None
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from surefoot._classify._fastre import RuleTable, lowered
 from surefoot._classify._kinds import Kind
-from surefoot._classify._limits import limits_kind
+from surefoot._classify._limits import limits_kind, window_kind
 
 if TYPE_CHECKING:
     from surefoot.problem import ProblemDetails
@@ -240,7 +240,12 @@ STRONG_CODES: dict[str, Kind] = {
         "account_suspended",
         "account_deactivated",
     ),
-    **_codes(K.MALFORMED_TOOL_CALL, "tool_use_failed", "MALFORMED_FUNCTION_CALL"),
+    **_codes(
+        K.MALFORMED_TOOL_CALL,
+        "tool_use_failed",
+        "MALFORMED_FUNCTION_CALL",
+        "json_validate_failed",  # Groq JSON mode: the model's output failed validation
+    ),
     **_codes(
         K.TIMEOUT,
         "ModelTimeoutException",
@@ -375,8 +380,20 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.PERMISSION_DENIED,
         "'does not have access to model' (access, not existence)",
-        r"(does not|doesn'?t|do not|don'?t) have access to (the )?model\b"
+        r"(does not|doesn'?t|do not|don'?t) have access to (the |this )?model\b"
         r"|(has no|have no|without|lacks?|lacking) access to (the |this )?model\b",
+    ),
+    # no identity at all, although Google types it PERMISSION_DENIED
+    (
+        K.AUTH_FAILED,
+        "'unregistered callers' (no credentials)",
+        r"unregistered callers|without established identity",
+    ),
+    # a byte bound on the body beats a provider's size code that also covers the window
+    (
+        K.INVALID_REQUEST,
+        "'maximum allowed number of bytes' (body size)",
+        r"(maximum|max|allowed) (allowed )?(number of )?bytes\b|request body size\b",
     ),
     (
         K.AUTH_FAILED,
@@ -387,6 +404,16 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
 
 _TRANSPORT_SPECS: tuple[Spec, ...] = (
     (K.TIMEOUT, "'timed out'", r"timed? ?out|timeout|deadline exceeded"),
+    # a connection that died under the response (undici's "terminated" / UND_ERR_SOCKET, an
+    # HTTP/2 stream reset): before the server-error row, which its wrapped text may mention
+    (
+        K.NETWORK,
+        "'terminated' / 'other side closed' (connection lost)",
+        r"\bterminated\b|und_err_socket|other side closed|socketerror|socket (disconnected"
+        r"|closed)|\bnet::err_|err_connection|(h2|http2|http/2) protocol error|stream error"
+        r"(:| received| in\b)|rst_stream|\bgoaway\b|error sending request|error decoding "
+        r"response|error reading (a )?(response )?body",
+    ),
     # a client's wrapper ("stream disconnected before completion: ...") around the provider's
     # own words for a server failure: the cause inside decides
     (
@@ -411,11 +438,24 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         r"|unexpected end of (json|input|stream|file|data)|invalid json response body"
         r"|empty (reply|response) from (the )?server|premature (close|end)|unexpected eof"
         r"|ended prematurely|response (body )?(was )?(truncated|incomplete)"
-        r"|connection (was )?(lost|dropped|terminated)|expecting value: line 1 column 1",
+        r"|connection (was )?(lost|dropped|terminated)|expecting value: line 1 column 1"
+        # other runtimes' words (Node, Go, Rust hyper, Java, .NET, browsers)
+        r"|ehostunreach|enetunreach|econnaborted|eai_again|incompletemessage|connectionreset"
+        r"|no such host|failed to connect|while sending the request|networkerror|failed to "
+        r"fetch|connection broken",
     ),
 )
 
 _TEXT_SPECS: tuple[Spec, ...] = (
+    # a gateway's spend budget for a key, team or deployment ("crossed budget", "Budget has
+    # been exceeded"): no wait refills it
+    (
+        K.QUOTA_EXHAUSTED,
+        "'budget exceeded' (spend budget)",
+        r"(exceeded|crossed|over|reached|exhausted|spent) (the |your |its |their |a )?"
+        r"(max(imum)? |monthly |daily |spend(ing)? )?budget\b|\bbudget (has been |have been "
+        r"|was |is )?(exceeded|crossed|reached|exhausted|spent)",
+    ),
     # what is limited decides, before the context row reads "exceeds the maximum length":
     # a batch of inputs, or a bound counted in items / characters / bytes, is the request's
     # format (split the batch, shorten the field), never the model's context window
@@ -434,6 +474,14 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|elements?|entries|characters?|chars|bytes?|messages|strings|images?|files?"
         r"|tools?|functions?|pages?|documents?)\b",
     ),
+    # the output budget named as what is too large ("'max_tokens' ... is too large: 5000.
+    # This model's maximum context length is 4096"): lower max_tokens, the input may stay
+    (
+        K.INVALID_REQUEST,
+        "'max_tokens is too large' (output bound named first)",
+        r"(^|requested |[`'\"])max_(completion_|output_)?tokens['`\"]?( or ['`\"]?"
+        r"max_completion_tokens['`\"]?)? (is too large|(of )?\d[\d,]* exceeds\b|exceeds\b)",
+    ),
     (
         K.CONTEXT_TOO_LONG,
         "'maximum context length'",
@@ -443,13 +491,15 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|exceeds? the (model'?s? )?max(imum)? (number of )?(context|input|prompt)? ?"
         r"(tokens|length)|maximum (number of )?tokens allowed|is too large for the model"
         r"|`?inputs`? tokens \+ `?max_new_tokens`? must be"
-        r"|(input|prompt) tokens? exceeds?",
+        r"|(input|prompt) tokens? exceeds?|max(imum)? model length|max_model_len"
+        r"|max(imum)? (input|prompt) length",
     ),
     (
         K.INVALID_REQUEST,
         "'max_tokens > N' (output bound)",
         r"max[_ ]?tokens`?:? (must|\d+ >)|maximum (allowed )?number of output tokens"
-        r"|maximum tokens you requested",
+        r"|maximum tokens you requested|max_(completion_)?tokens'? is too large"
+        r"|supports at most \d+ (completion|output) tokens",
     ),
     # a request-format size limit: a field, array, file, image or body over its bound (tokens
     # are the context window's business, above and below)
@@ -472,7 +522,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'file too large' (byte-size limit)",
         r"(image|file|pdf|document|upload|attachment|payload|body)s? (is |are )?(too large"
         r"|too big)|(image|file|pdf|document|upload|attachment|payload|body|request) size "
-        r"(is |are )?(too large|too big|exceeds?|limit)",
+        r"(is |are )?(too large|too big|exceeds?|limit)|(request|body|payload|upload) (body )?"
+        r"size\b[^.\n]{0,30}\b(exceeded|too large|too big)",
     ),
     (
         K.CONTEXT_TOO_LONG,
@@ -491,7 +542,12 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'content policy'",
         r"content[_ ](management )?(filter|policy)|responsible ?ai|safety (system|filter"
         r"|settings|reasons)|flagged (by|as|for)|usage polic(y|ies)|prohibited content"
-        r"|blocked (by|due to) (safety|moderation|content)|moderation|guardrail",
+        r"|blocked (by|due to) (safety|moderation|content)|moderation|guardrail"
+        r"|content exists risk|\bcontent risk\b|(contains?|detected|found) (sensitive"
+        r"|inappropriate|unsafe|harmful|illegal) (content|words|information|material)"
+        r"|(sensitive|inappropriate|unsafe) (content|words)|data_inspection_failed"
+        r"|violat\w* (of )?(our |the |openai'?s? |\w+'s )?(content |usage |safety |community "
+        r"|acceptable use )?(polic|terms|guidelines|rules)",
     ),
     (
         K.MALFORMED_TOOL_CALL,
@@ -502,13 +558,20 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|tool call validation failed|attempted to call tool"
         r"|(no|not a|without a) valid (tool|function) call|(could not|couldn'?t|failed to|unable to"
         r"|did not) (generate|produce|emit|return|create) (a )?(valid )?(tool|function) call"
-        r"|(tool|function) call (could not|couldn'?t|cannot) be (parsed|generated|decoded)",
+        r"|(tool|function) call (could not|couldn'?t|cannot) be (parsed|generated|decoded)"
+        r"|failed to generate (valid )?json|json_validate_failed",
     ),
     # a gateway that found no route for the path: the URL is wrong, not the model
     (
         K.INVALID_REQUEST,
         "'no route matched' (wrong URL)",
         r"no route (matched|found)|route not found|unrecognized request url|invalid url \(",
+    ),
+    # a router whose every route for the model is excluded by the account's data policy
+    (
+        K.PERMISSION_DENIED,
+        "'no endpoints found matching your data policy' (privacy settings)",
+        r"matching your data policy|data polic(y|ies) (settings|restrict)|privacy settings",
     ),
     # a router with the model but no backend for a feature: the feature, not the model
     (
@@ -572,12 +635,33 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.CAPABILITY_MISMATCH,
         "'unrecognized argument: tools' (capability field)",
-        r"(unrecognized|unknown|unexpected|extra|unsupported|invalid) (request |keyword )?"
+        r"(unrecognized|unknown|unexpected|extra|unsupported|invalid|incompatible) (request "
+        r"|keyword )?"
         r"(arguments?|parameters?|fields?|propert(y|ies)|keywords?|keys?|inputs?)( supplied"
         r"| provided| passed| given)?:? ?['\"`]?(tools?|tool_choice|functions?|function_call"
         r"|response_format|parallel_tool_calls|reasoning(_effort)?|thinking|audio|modalities"
         r"|logprobs|top_logprobs|stream_options|json_schema|image_url|input_audio"
-        r"|web_search_options|prediction|vision|images?)\b",
+        r"|web_search_options|prediction|vision|images?)\b"
+        r"|unknown variant ['\"`]?(image_url|image|input_audio|audio|file|video|document"
+        r"|thinking|tool_use|tool_result)\b",
+    ),
+    # a schema validator's words for a field the API itself does not know: the request's
+    # format ("property 'timestamp' is unsupported" inside "the following must be satisfied")
+    (
+        K.INVALID_REQUEST,
+        "'extra inputs are not permitted' (schema validation)",
+        r"the following must be satisfied|extra (inputs|fields|properties) (are |is )?not "
+        r"(permitted|allowed)|additional propert(y|ies) (are |is )?not (permitted|allowed)"
+        r"|extraneous key|\bunknown field\b|\bunrecognized field\b",
+    ),
+    # a beta flag the endpoint does not offer ("Unexpected value(s) `x` for the
+    # `anthropic-beta` header"): drop the beta
+    (
+        K.CAPABILITY_MISMATCH,
+        "'unexpected value for the anthropic-beta header' (beta)",
+        r"(unexpected|unsupported|invalid|unknown) (value\(s\)|values?|betas?)\b[^.\n]{0,80}"
+        r"\bbeta\b|\bbeta (header|flag|feature)s?\b[^.\n]{0,60}\b(unexpected|unsupported|not "
+        r"supported|invalid|unknown|not (available|enabled|allowed))",
     ),
     # a feature, beta or tier not open to this account, plan or model: drop it to proceed
     (
@@ -616,7 +700,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r" [^.\n]{0,30}models?|supported only (by|for|on|with) [^.\n]{0,30}models?"
         r"|does not work with (the |this )?(specified |selected |provided )?model"
         r"|(not |in)compatible with (the |this )?(selected |specified )?model"
-        r"|cannot be used with (the |this )(model|endpoint|api)|requires a model that supports"
+        r"|cannot be used with (the |this )(model|endpoint|api|[\w.-]+ (api|endpoint))"
+        r"|requires a model that supports"
         r"|['\"`][\w.\[\]-]+['\"`] (is|are) not supported|(parameter|field|feature|mode"
         r"|option|keyword|argument|property|setting|role|schema)s?\b[^.\n]{0,60}\b(is |are )?"
         r"(not supported|unsupported)",
@@ -626,19 +711,46 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'is not a multimodal model'",
         r"is not an? (multi-?modal|vision|chat|reasoning|completions?|embeddings?|instruct"
         r"|image|audio|generative|text|tool)\b[\w -]{0,20}model"
-        r"|--(enable-|tool-call-parser|reasoning-parser)"
+        r"|--(enable-|tool-call-parser|reasoning-parser)|requires? (the )?`?--[\w-]+"
+        r"|(start|run|launch|restart)[\w ]{0,30} with `?--[\w-]+|--[\w-]+ (flag|option) (is "
+        r")?(required|must be (set|enabled))"
         r"|did not match any variant of untagged enum \w*content|or newer is required"
         r"|or later is required|requires a newer version|on-demand throughput"
         r"|(service[_ ]tier|throughput|priority"
         r" processing|flex processing)[^.\n]{0,80}(not (supported|available|enabled)"
         r"|unsupported)",
     ),
+    # a restriction this model puts on the request ("temperature and top_p cannot both be
+    # specified for this model", "This model only works in thinking mode", "This model
+    # requires that ... contain audio"): another model accepts it
+    (
+        K.CAPABILITY_MISMATCH,
+        "'... for this model' / 'this model only ...' (per-model restriction)",
+        r"(only|cannot|can'?t|can not|not allowed|must not|may not|requires?|required|does not"
+        r"|doesn'?t|is not|isn'?t|not (permitted|available|enabled|supported))\b[^.\n]{0,80}"
+        r"\b(for|with|by|on|in) (this|the (selected|specified|requested|current|chosen)) model\b"
+        r"|\bthis model (only|requires|does not|doesn'?t|cannot|can'?t|can only|is only|works"
+        r" only|must)\b|\bunsupported (service[_ ]tier|parameter|modalit(y|ies)|feature|mode"
+        r"|tool type|reasoning)\b",
+    ),
+    # two features this API or model will not serve together
+    (
+        K.CAPABILITY_MISMATCH,
+        "'cannot be combined with' (feature combination)",
+        r"(cannot|can'?t|can not|may not) be (combined|used together|used alongside|mixed)"
+        r"|\b(is |are )?(incompatible|not compatible) with\b|(may not|cannot|can'?t|can not) be "
+        r"(enabled|used|set|specified) (when|while|together)\b|(supported|allowed|available) "
+        r"only when\b|only (supported|allowed|available) when\b",
+    ),
     (
         K.MODEL_OVERLOADED,
         "'overloaded'",
         r"overloaded|over capacity|at capacity|(insufficient|no|out of) capacity"
         r"|capacity (exceeded|unavailable)|high demand|currently loading"
-        r"|model is not ready|not ready to serve",
+        r"|model is not ready|not ready to serve|server (is )?busy|server_busy|loading model"
+        r"|high (traffic|load)|heavy (traffic|load)"
+        r"|model is loading|(worker|replica|instance|node|gpu)s?\b[^.\n]{0,30}\b(request )?"
+        r"limit reached",
     ),
     (
         K.RATE_LIMIT,
@@ -669,7 +781,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.SERVER_ERROR,
         "'internal server error'",
-        r"internal (server )?error|bad gateway|service unavailable|upstream|server error",
+        r"internal (server )?error|bad gateway|service unavailable|upstream|server error"
+        r"|stream (was )?interrupted",
     ),
     (
         K.SERVER_ERROR,
@@ -718,7 +831,7 @@ CODE_FAMILIES: tuple[tuple[Kind, str, re.Pattern[str]], ...] = tuple(
             "policy",
             r"polic(y|ies)|safety|moderation|contentfilter|flagged|guardrail",
         ),
-        (K.MODEL_OVERLOADED, "overload", r"overload|capacity"),
+        (K.MODEL_OVERLOADED, "overload", r"overload|capacity|busy|saturat|queue"),
         (
             K.CAPABILITY_MISMATCH,
             "not supported",
@@ -732,6 +845,11 @@ CODE_FAMILIES: tuple[tuple[Kind, str, re.Pattern[str]], ...] = tuple(
         ),
         (K.AUTH_FAILED, "authentication", r"unauthori|authentic|invalidkey|apikey"),
         (K.TIMEOUT, "timeout", r"timeout|timedout|deadline"),
+        (
+            K.MALFORMED_TOOL_CALL,
+            "invalid generation",
+            r"jsonvalidate|toolusefailed|malformed(function|tool)|invalid(tool|function)call",
+        ),
         # a dedicated endpoint or deployment that is not serving: start it, no wait helps
         (
             K.MODEL_NOT_FOUND,
@@ -776,6 +894,10 @@ _STATUS: dict[int, Kind] = {
 }
 
 
+#: Statuses more specific than a generic ``invalid_request`` code sent with them.
+_STATUS_BEATS_GENERIC = frozenset({401, 402, 403, 429})
+
+
 def _text_kind(rules: tuple[tuple[Kind, re.Pattern[str]], ...], text: str) -> Kind | None:
     """The kind of the first rule matching ``text`` (the reference the fast tables keep to)."""
     if not text:
@@ -806,11 +928,16 @@ def decide(finding: Finding, status: int | None, *, transport: bool = False) -> 
     describes an exception): :data:`TRANSPORT_RULES` then come first. The rule that answered
     is left in ``finding.reason`` as a constant label (no formatting on this path).
     """
+    dialect = finding.kind is not None
     kind = _decide(finding, status, transport)
     if kind is K.CONTEXT_TOO_LONG or kind is K.RATE_LIMIT:
         better = limits_kind(kind, finding.message)
         if better is not None:
             kind, finding.reason = better
+    if (kind is K.RATE_LIMIT or kind is K.QUOTA_EXHAUSTED) and not dialect:
+        window = window_kind(kind, finding.message, from_family=finding.reason.endswith("family)"))
+        if window is not None:
+            kind, finding.reason = window
     return kind
 
 
@@ -846,12 +973,15 @@ def _decide(finding: Finding, status: int | None, transport: bool) -> Kind:
     if i >= 0:
         finding.reason = TEXT_LABELS[i]
         return TEXT_RULES[i][0]
+    eff = status if status is not None else finding.status
+    # a generic "invalid request" type is no word against a status that names the cause
+    # (OpenAI sends its 401s typed ``invalid_request_error``)
+    generic_ok = eff not in _STATUS_BEATS_GENERIC and (eff is None or eff < 500)
     for c in codes:
         kind = WEAK_CODES.get(c)
-        if kind is not None:
+        if kind is not None and (generic_ok or kind is not K.INVALID_REQUEST):
             finding.reason = CODE_LABELS[c]
             return kind
-    eff = status if status is not None else finding.status
     kind = kind_for_status(eff)
     if kind is None:
         finding.reason = "nothing matched"
