@@ -3,8 +3,8 @@
 ``classify_corpus.jsonl`` must stay at 100%, line by line. ``classify_corpus_2026.jsonl``
 (described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
 against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
-line, and so is ``heldout2`` (round 2's held-out set, read in round 3); ``heldout3`` is a
-fresh held-out set no rule was written against, scored only in aggregate (no per-line test, no
+line, and so are ``heldout2`` and ``heldout3`` (rounds 2 and 3's held-out sets, read in the
+rounds after); ``heldout4`` is a fresh held-out set no rule was written against, scored only in aggregate (no per-line test, no
 failing case printed) so the score stays an honest estimate of accuracy on failures the rules
 have not seen.
 """
@@ -25,7 +25,7 @@ CORPUS_2026 = Path(__file__).parent / "data" / "classify_corpus_2026.jsonl"
 THRESHOLD = 0.97
 HELDOUT_THRESHOLD = 0.97
 HELDOUT_MIN = 50
-SPLITS = {"tune", "heldout", "heldout2", "heldout3"}
+SPLITS = {"tune", "heldout", "heldout2", "heldout3", "heldout4"}
 
 
 def _rows(path: Path = CORPUS) -> list[dict[str, Any]]:
@@ -50,8 +50,10 @@ DOUBTED = {
     # ("please provide valid images"): the label says capability, the text says request
     "fireworks-400-text-model-cannot-preprocess-image": ("invalid_request", False),
 }
+# Round 3's held-out split: 72/97 (74.2%) when it was held out; round 4 read it.
+HELDOUT3 = [r for r in ROWS_2026 if r.get("split") == "heldout3"]
 # Never printed per line, never read to write a rule.
-FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout3"]
+FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout4"]
 
 
 def _verdict(row: dict[str, Any]) -> tuple[str, bool]:
@@ -111,8 +113,8 @@ def test_2026_heldout1_line(row: dict[str, Any]) -> None:
     )
 
 
-@pytest.mark.parametrize("row", HELDOUT2, ids=[r["id"] for r in HELDOUT2])
-def test_2026_heldout2_line(row: dict[str, Any]) -> None:
+@pytest.mark.parametrize("row", HELDOUT2 + HELDOUT3, ids=[r["id"] for r in HELDOUT2 + HELDOUT3])
+def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     kind, retryable = _verdict(row)
     want = DOUBTED.get(row["id"], (row["kind"], row["retryable"]))
     assert (kind, retryable) == want, (

@@ -58,21 +58,27 @@ def limits_kind(kind: Kind, message: str) -> tuple[Kind, str] | None:
     return None
 
 
+# Searched in the lower-cased message, each behind a literal every match contains.
 _SHORT = re.compile(
-    r"(?<![a-z])(per|/|a|each|every) ?(second|sec|minute|min)\b|\b(rpm|tpm|rps|tps)\b|per-minute",
-    re.IGNORECASE,
+    r"(?<![a-z])(per|/|a|each|every) ?(second|sec|minute|min)\b|\b(rpm|tpm|rps|tps)\b|per-minute"
 )
 _LONG = re.compile(
-    r"(?<![a-z])(per|/|a|each|every) ?(month|year)\b|\b(monthly|yearly|annual(ly)?)\b|per-month",
-    re.IGNORECASE,
+    r"(?<![a-z])(per|/|a|each|every) ?(week|month|year)\b|\b(weekly|monthly|yearly|annual(ly)?)\b"
+    r"|per-(week|month)"
 )
-_DAY = re.compile(
-    r"(?<![a-z])(per|/|a|each|every) ?day\b|\bdaily\b|per-day|\b(rpd|tpd)\b", re.IGNORECASE
-)
-_SOON = re.compile(r"(try again|retry|retry after|reset|resets) in \d", re.IGNORECASE)
+_DAY = re.compile(r"(?<![a-z])(per|/|a|each|every) ?day\b|\bdaily\b|per-day|\b(rpd|tpd)\b")
+_SOON = re.compile(r"(try again|retry|retry after|reset|resets) in \d")
+_SHORT_LITS = ("sec", "min", "rpm", "tpm", "rps", "tps")
+_LONG_LITS = ("week", "month", "year", "annual")
+_DAY_LITS = ("day", "rpd", "tpd")
+
+
+def _names(low: str, lits: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
+    return any(map(low.__contains__, lits)) and pattern.search(low) is not None
+
 
 SHORT_WINDOW = "the limit is counted per second or minute (window in the message)"
-LONG_WINDOW = "the limit is counted per day, month or year (window in the message)"
+LONG_WINDOW = "the limit is counted per day, week, month or year (window in the message)"
 
 
 def window_kind(kind: Kind, message: str, *, from_family: bool) -> tuple[Kind, str] | None:
@@ -82,18 +88,22 @@ def window_kind(kind: Kind, message: str, *, from_family: bool) -> tuple[Kind, s
     code such as ``insufficient_quota`` is the provider's own word); a throttle into a spent
     quota whenever the window is a month or a year, or a day with no short wait named.
     """
+    if kind is not Kind.QUOTA_EXHAUSTED and kind is not Kind.RATE_LIMIT:
+        return None
+    low = message[:4096].lower()
+    short = _names(low, _SHORT_LITS, _SHORT)
     if kind is Kind.QUOTA_EXHAUSTED:
         if (
             from_family
-            and _SHORT.search(message) is not None
-            and _LONG.search(message) is None
-            and _DAY.search(message) is None
+            and short
+            and not _names(low, _LONG_LITS, _LONG)
+            and not _names(low, _DAY_LITS, _DAY)
         ):
             return Kind.RATE_LIMIT, SHORT_WINDOW
         return None
-    if kind is Kind.RATE_LIMIT and _SHORT.search(message) is None:
-        if _LONG.search(message) is not None:
+    if not short:
+        if _names(low, _LONG_LITS, _LONG):
             return Kind.QUOTA_EXHAUSTED, LONG_WINDOW
-        if _DAY.search(message) is not None and _SOON.search(message) is None:
+        if _names(low, _DAY_LITS, _DAY) and _SOON.search(low) is None:
             return Kind.QUOTA_EXHAUSTED, LONG_WINDOW
     return None

@@ -43,6 +43,8 @@ FINISH_REASONS: dict[str, Kind] = {
     "refusal": K.CONTENT_FILTERED,
     "guardrail_intervened": K.CONTENT_FILTERED,
     "error_toxic": K.CONTENT_FILTERED,
+    # Cohere: the generation hit the model's context limit
+    "error_limit": K.CONTEXT_TOO_LONG,
     "image_recitation": K.CONTENT_FILTERED,
     "model_context_window_exceeded": K.CONTEXT_TOO_LONG,
     "malformed_function_call": K.MALFORMED_TOOL_CALL,
@@ -123,11 +125,16 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
     if d is None:
         return None
     # Anthropic messages and streamed message_delta; Bedrock Converse.
-    for holder in (d, as_dict(d.get("delta")) or {}):
+    delta = as_dict(d.get("delta")) or {}
+    for holder in (d, delta, as_dict(d.get("messageStop")) or {}):
         for key in ("stop_reason", "stopReason"):
             f = _reason(holder.get(key), _refusal_text(d), key)
             if f is not None:
                 return f
+    # Cohere v2's message-end event: the finish reason (and any error text) in its delta
+    f = _reason(delta.get("finish_reason"), as_str(delta.get("error")))
+    if f is not None:
+        return f
     # OpenAI chat completions (and chunks), Cohere.
     for choice in as_list(d.get("choices")):
         c = as_dict(choice)

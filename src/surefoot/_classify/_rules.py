@@ -313,7 +313,8 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.CONTEXT_TOO_LONG,
         "'request too large ... tokens per min'",
-        r"request too large.{0,200}(tokens? per min|\btpm\b)",
+        r"request too large.{0,200}(tokens? per min|\btpm\b)|input or output tokens must be "
+        r"reduced",
     ),
     # older vLLM: max_tokens = window - prompt; negative means the prompt alone overflows
     (
@@ -383,6 +384,14 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         r"(does not|doesn'?t|do not|don'?t) have access to (the |this )?model\b"
         r"|(has no|have no|without|lacks?|lacking) access to (the |this )?model\b",
     ),
+    # a mode the plan does not include ("Extra usage is required for long context requests",
+    # typed rate_limit_error): no wait helps, dropping the mode does
+    (
+        K.CAPABILITY_MISMATCH,
+        "'extra usage is required for long context' (plan gate)",
+        r"(extra|additional) usage (is )?required|required for long[- ]context"
+        r"|long[- ]context (requests? )?(requires|is not (available|included))",
+    ),
     # no identity at all, although Google types it PERMISSION_DENIED
     (
         K.AUTH_FAILED,
@@ -403,7 +412,11 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
 )
 
 _TRANSPORT_SPECS: tuple[Spec, ...] = (
-    (K.TIMEOUT, "'timed out'", r"timed? ?out|timeout|deadline exceeded"),
+    (
+        K.TIMEOUT,
+        "'timed out'",
+        r"timed? ?out|timeout|deadline exceeded|did not properly respond after a period of time",
+    ),
     # a connection that died under the response (undici's "terminated" / UND_ERR_SOCKET, an
     # HTTP/2 stream reset): before the server-error row, which its wrapped text may mention
     (
@@ -412,7 +425,9 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         r"\bterminated\b|und_err_socket|other side closed|socketerror|socket (disconnected"
         r"|closed)|\bnet::err_|err_connection|(h2|http2|http/2) protocol error|stream error"
         r"(:| received| in\b)|rst_stream|\bgoaway\b|error sending request|error decoding "
-        r"response|error reading (a )?(response )?body",
+        r"response|error reading (a )?(response )?body|closed the connection|closed idle "
+        r"connection|forcibly closed|handshake|\btls\b|x509|certificate|reset by peer|stream "
+        r"(was )?reset|streamreset|connection attempt failed",
     ),
     # a client's wrapper ("stream disconnected before completion: ...") around the provider's
     # own words for a server failure: the cause inside decides
@@ -420,7 +435,8 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         K.SERVER_ERROR,
         "'an error occurred while processing your request' (server error inside)",
         r"(an )?error occurred while processing (your|the) request|you can retry your request"
-        r"|internal server error|bad gateway|service unavailable|\b50[0-4] (server )?error",
+        r"|internal server error|bad gateway|service unavailable|\b50[0-4] (server )?error"
+        r"|status( code)?:? 5\d\d\b",
     ),
     (
         K.NETWORK,
@@ -492,6 +508,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"(tokens|length)|maximum (number of )?tokens allowed|is too large for the model"
         r"|`?inputs`? tokens \+ `?max_new_tokens`? must be"
         r"|(input|prompt) tokens? exceeds?|max(imum)? model length|max_model_len"
+        r"|token count (is |of )?\d[\d,]*\b[^.\n]{0,40}\b(but|exceeds|over|more than)\b"
+        r"|only supports up to \d[\d,]* (input |prompt )?tokens"
         r"|max(imum)? (input|prompt) length",
     ),
     (
@@ -524,6 +542,14 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|too big)|(image|file|pdf|document|upload|attachment|payload|body|request) size "
         r"(is |are )?(too large|too big|exceeds?|limit)|(request|body|payload|upload) (body )?"
         r"size\b[^.\n]{0,30}\b(exceeded|too large|too big)",
+    ),
+    # a per-minute or per-second budget named as what was exceeded ("Tokens per minute limit
+    # exceeded - too many tokens processed"): the window refills
+    (
+        K.RATE_LIMIT,
+        "'tokens per minute limit exceeded' (throughput window)",
+        r"(tokens?|requests?|calls?|queries) per (minute|min|second|sec)\b[^.\n]{0,30}\b(limit"
+        r"|exceeded|reached)",
     ),
     (
         K.CONTEXT_TOO_LONG,
@@ -565,7 +591,17 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.INVALID_REQUEST,
         "'no route matched' (wrong URL)",
-        r"no route (matched|found)|route not found|unrecognized request url|invalid url \(",
+        r"no route (matched|found)|route not found|unrecognized request url|invalid url \("
+        r"|could not route to /",
+    ),
+    # access to a model withheld until the account does something (a use-case form, a
+    # subscription): permission, before the rows that read "for this model" as a restriction
+    (
+        K.PERMISSION_DENIED,
+        "'requires a subscription' / 'use-case form' (access gate)",
+        r"use[- ]case (form|details)|requires? a (paid )?subscription|subscription (is )?required"
+        r"|upgrade (your plan )?for access|(not been|not|never been) granted access"
+        r"|access (has not been|was not|is not) granted|request(ing)? access (to|before)",
     ),
     # a router whose every route for the model is excluded by the account's data policy
     (
@@ -588,6 +624,14 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|started|active)|(endpoint|deployment)\b[^.\n]{0,100}\b(is|has been|was) (stopped"
         r"|paused|shut down|scaled down)",
     ),
+    # a parameter this model retired ("`temperature` is deprecated for this model"), before the
+    # model-not-found row reads "deprecated" as the model's
+    (
+        K.CAPABILITY_MISMATCH,
+        "'x is deprecated for this model' (retired parameter)",
+        r"\b(is|are|has been|have been) (deprecated|no longer supported|removed|ignored) (for|with"
+        r"|on|by|in) (this|the (selected|specified|current|requested)) model\b",
+    ),
     (
         K.MODEL_NOT_FOUND,
         "'model not found'",
@@ -608,6 +652,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.PERMISSION_DENIED,
         "'organization must be verified' (account gate)",
         r"organi[sz]ation (must be verified|has been (restricted|suspended|disabled|banned))"
+        r"|(only|not) authori[sz]ed for use with|cannot be used for other api requests"
         r"|verify (your )?organi[sz]ation|account (has been |is )?(suspended|disabled"
         r"|deactivated|restricted|banned)",
     ),
@@ -617,8 +662,17 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'image format not supported' (request format)",
         r"(image|file|media|audio)[ _-]?(format|extension)s?\b[^.\n]{0,40}(not supported"
         r"|unsupported)|unsupported (image|file|media|audio) (format|type)"
+        r"|unsupported (mime|media|content)[ _-]?type"
         r"|file type[^.\n]{0,40}(not supported|unsupported)"
         r"|api[ _-]?version[^.\n]{0,40}(not supported|unsupported)",
+    ),
+    # the conversation's order ("does not support successive user or assistant messages",
+    # "roles must alternate"): the request's format, before the capability rows
+    (
+        K.INVALID_REQUEST,
+        "'successive user messages' / 'roles must alternate' (message order)",
+        r"\b(successive|consecutive) (user|assistant|system|tool)\b|(roles?|messages?) (must|should)"
+        r" (alternate|be alternating)|interleave the (user|assistant)",
     ),
     # a value outside an enum, with the valid ones offered: the request's format, although it
     # says "not supported" ("Role 'function' is not supported. Please use a valid role: ...",
@@ -626,7 +680,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.INVALID_REQUEST,
         "'did you mean ...' / 'please use a valid ...' (enum value)",
-        r"did you mean\b|please (use|provide|specify|choose) a valid\b"
+        r"did you mean\b(?! to use)|please (use|provide|specify|choose) a valid\b"
         r"|valid (values|options|roles|choices) (are|include)\b|(must|should) be one of\b"
         r"|expected one of\b|allowed values (are|include)\b|is not a valid (value|role|option)",
     ),
@@ -644,6 +698,28 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|web_search_options|prediction|vision|images?)\b"
         r"|unknown variant ['\"`]?(image_url|image|input_audio|audio|file|video|document"
         r"|thinking|tool_use|tool_result)\b",
+    ),
+    # an API that lacks another API's features, in a validator's words ("Extra inputs are not
+    # permitted, field: 'tools[0].cache_control'"): the feature, not the format
+    (
+        K.CAPABILITY_MISMATCH,
+        "'extra inputs are not permitted: cache_control' (feature field)",
+        r"(extra inputs are not permitted|not permitted|unsupported|not supported|unknown field)"
+        r"[^\n;]{0,60}\b(cache_control|eager_input_streaming|citations|thinking|betas?"
+        r"|parallel_tool_calls|stream_options|top_logprobs|logprobs|web_search\w*|mcp_servers"
+        r"|container|context_management|service_tier)\b",
+    ),
+    (
+        K.CAPABILITY_MISMATCH,
+        "'unsupported JSON schema fields' (schema subset)",
+        r"unsupported (json[ _-]?)?schema (fields?|keywords?|features?|types?|formats?)"
+        r"|(json[ _-]?)?schema (fields?|keywords?|features?) (are |is )?(not supported|unsupported)",
+    ),
+    (
+        K.INVALID_REQUEST,
+        "'property x is unsupported' (schema validation)",
+        r"\bpropert(y|ies) ['\"`][^'\"`]{1,160}['\"`] (is|are) (unsupported|not supported|not "
+        r"allowed|not permitted)",
     ),
     # a schema validator's words for a field the API itself does not know: the request's
     # format ("property 'timestamp' is unsupported" inside "the following must be satisfied")
@@ -715,7 +791,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|(start|run|launch|restart)[\w ]{0,30} with `?--[\w-]+|--[\w-]+ (flag|option) (is "
         r")?(required|must be (set|enabled))"
         r"|did not match any variant of untagged enum \w*content|or newer is required"
-        r"|or later is required|requires a newer version|on-demand throughput"
+        r"|or later is required|requires a newer version|on-demand (throughput|inference)"
         r"|(service[_ ]tier|throughput|priority"
         r" processing|flex processing)[^.\n]{0,80}(not (supported|available|enabled)"
         r"|unsupported)",
@@ -730,7 +806,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|doesn'?t|is not|isn'?t|not (permitted|available|enabled|supported))\b[^.\n]{0,80}"
         r"\b(for|with|by|on|in) (this|the (selected|specified|requested|current|chosen)) model\b"
         r"|\bthis model (only|requires|does not|doesn'?t|cannot|can'?t|can only|is only|works"
-        r" only|must)\b|\bunsupported (service[_ ]tier|parameter|modalit(y|ies)|feature|mode"
+        r" only|must)\b|\bmodel only (supports|accepts|works with|allows)\b|\bunsupported (service[_ ]tier|parameter|modalit(y|ies)|feature|mode"
         r"|tool type|reasoning)\b",
     ),
     # two features this API or model will not serve together
@@ -739,8 +815,9 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'cannot be combined with' (feature combination)",
         r"(cannot|can'?t|can not|may not) be (combined|used together|used alongside|mixed)"
         r"|\b(is |are )?(incompatible|not compatible) with\b|(may not|cannot|can'?t|can not) be "
-        r"(enabled|used|set|specified) (when|while|together)\b|(supported|allowed|available) "
-        r"only when\b|only (supported|allowed|available) when\b",
+        r"(enabled|used|set|specified) (when|while|together)\b|(supported|allowed|available"
+        r"|enabled) only when\b|only (supported|allowed|available|enabled) when\b|(may|can) only "
+        r"be (set|used|enabled|specified)\b[^.\n]{0,40}\bwhen\b",
     ),
     (
         K.MODEL_OVERLOADED,
@@ -748,7 +825,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"overloaded|over capacity|at capacity|(insufficient|no|out of) capacity"
         r"|capacity (exceeded|unavailable)|high demand|currently loading"
         r"|model is not ready|not ready to serve|server (is )?busy|server_busy|loading model"
-        r"|high (traffic|load)|heavy (traffic|load)"
+        r"|high (traffic|load)|heavy (traffic|load)|too busy"
         r"|model is loading|(worker|replica|instance|node|gpu)s?\b[^.\n]{0,30}\b(request )?"
         r"limit reached",
     ),
@@ -788,6 +865,22 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.SERVER_ERROR,
         "'error while running the model' (runner crash)",
         r"error (was encountered|occurred) while (running|loading) the model|unexpected eof",
+    ),
+    # a gateway that got nothing usable from the provider behind it (Cloudflare AI Gateway's
+    # 2005 "Failed to get response from provider", sent as a 400)
+    (
+        K.SERVER_ERROR,
+        "'failed to get response from provider' (gateway)",
+        r"(failed to|could not|couldn'?t|unable to) (get|receive|obtain|read) (a |any )?(valid )?"
+        r"response from (the )?(upstream|provider|backend|origin|model|server)"
+        r"|no response from (the )?(upstream|provider|backend|origin)",
+    ),
+    # a connection lost, reported in a body by a gateway or a client
+    (
+        K.NETWORK,
+        "'network connection lost' (transport, in a body)",
+        r"network connection (was )?lost|connection (was )?(lost|reset|dropped)\b"
+        r"|network (error|failure) (occurred|while)",
     ),
     # a client's stream wrapper with no cause inside that another row read
     (K.NETWORK, "'stream disconnected' (transport)", r"stream (disconnected|closed|ended) before"),

@@ -34,7 +34,7 @@ from surefoot._classify._response import (
     responses_finding,
 )
 from surefoot._classify._rules import Finding, decide
-from surefoot._classify._util import as_dict, as_str
+from surefoot._classify._util import as_dict, as_list, as_str
 from surefoot.errors import SurefootError
 
 __all__ = ["classify_event", "inspect_response", "scan_success"]
@@ -71,17 +71,50 @@ def _finish(
 
 
 def _error_in_body(obj: object) -> Finding | None:
+    if isinstance(obj, list) and obj:
+        obj = obj[0]  # Gemini's REST stream: a JSON array of chunks, the error as one of them
     d = as_dict(obj)
     if d is None:
         return None
     if d.get("error") or d.get("object") == "error" or d.get("type") == "error":
         return json_finding(d, {}, None)
+    # Bedrock ConverseStream's exception members, as an SDK prints the event
+    # (``{"throttlingException": {"message": ...}}``)
+    if len(d) == 1:
+        ((key, value),) = d.items()
+        if key.lower().endswith("exception") and as_dict(value) is not None:
+            return _bedrock.extract(value, {":exception-type": key}, force=True)
+    # Cloudflare's envelope: ``{"success": false, "errors": [{"code": ..., "message": ...}]}``
+    if d.get("success") is False:
+        first = next((as_dict(e) for e in as_list(d.get("errors")) if as_dict(e)), None)
+        if first is not None and isinstance(first.get("message"), str):
+            code = first.get("code")
+            return Finding(
+                "json", message=first["message"][:4096], codes=[str(code)] if code else []
+            )
     # a bare error envelope and nothing else (Bedrock's stream sends ``{"message": "The model
     # returned the following errors: ..."}`` with status 200): no success member beside it
     if d.keys() <= _BARE_ERROR_KEYS and (
         isinstance(d.get("message"), str) or isinstance(d.get("Message"), str)
     ):
         return json_finding(d, {}, None)
+    # a small object of bookkeeping and one message, no success member (a gateway's
+    # ``{"html-message": "Network connection lost."}``, an agent service's stream event
+    # ``{"sequence_number": 3, "code": ..., "message": ...}``)
+    if len(d) <= 6 and _SUCCESS_KEYS.isdisjoint(d):
+        text = next(
+            (
+                v
+                for k, v in d.items()
+                if isinstance(v, str) and v and ("message" in k.lower() or k == "detail")
+            ),
+            "",
+        )
+        if text:
+            f = json_finding(d, {}, None) or Finding("text")
+            if not f.message:
+                f.message = text[:4096]
+            return f
     return None
 
 
@@ -89,6 +122,16 @@ def _error_in_body(obj: object) -> Finding | None:
 _BARE_ERROR_KEYS = frozenset(
     ("message", "Message", "__type", "code", "type", "status", "request_id", "requestId")
 )
+#: Members that make a body an answer (or part of one), whatever else it holds.
+_SUCCESS_KEYS = frozenset(
+    (
+        "choices", "candidates", "output", "content", "data", "delta", "response", "text",
+        "usage", "embeddings", "results", "completion", "generations", "outputs",
+        "predictions", "object", "model", "id", "messageStart", "contentBlockDelta",
+        "contentBlockStart", "contentBlockStop", "messageStop", "metadata", "done",
+        "stop_reason", "stopReason", "finish_reason", "role",
+    )
+)  # fmt: skip
 
 
 def inspect_response(
@@ -185,7 +228,16 @@ def _iter_sse(text: str) -> list[tuple[str, str]]:
     decoder = SSEDecoder(max_event_bytes=MAX_BODY_BYTES)
     raw = text.encode("utf-8", errors="replace") + b"\n\n"
     events = decoder.feed(raw) + decoder.flush()
-    return [(e.event or "message", e.data) for e in events[:_MAX_EVENTS]]
+    out = [(e.event or "message", e.data) for e in events[:_MAX_EVENTS]]
+    if text.startswith("error:") or "\nerror:" in text:
+        # llama.cpp's server sends an overflow as a non-standard ``error:`` field, which the
+        # SSE rules say to ignore: read it as an error event
+        out[:0] = [
+            ("error", line[6:].strip())
+            for line in text.splitlines()[:_MAX_EVENTS]
+            if line.startswith("error:")
+        ]
+    return out
 
 
 def _is_ndjson(body: Body, h: dict[str, str]) -> bool:
@@ -220,6 +272,15 @@ def scan_success(
             name, body.obj if body.obj is not None else body.text, provider=provider, model=model
         )
     sse = _is_sse(body, h)
+    if sse and body.obj is not None:
+        # one event's data, already a JSON value (a parsed chunk with its stream's headers),
+        # or a list of them
+        items = body.obj[:_MAX_EVENTS] if isinstance(body.obj, list) else [body.obj]
+        for item in items:
+            err = classify_event("message", item, provider=provider, model=model)
+            if err is not None:
+                return err
+        return None
     if sse or _is_ndjson(body, h):
         try:
             events = _iter_sse(body.text) if sse else _iter_ndjson(body.text)
