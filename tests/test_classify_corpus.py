@@ -4,9 +4,9 @@
 (described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
 against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
 line, and so are ``heldout2`` and ``heldout3`` (rounds 2 and 3's held-out sets, read in
-the rounds after); ``heldout4`` is a fresh held-out set no rule was written against, scored only in aggregate (no per-line test, no
-failing case printed) so the score stays an honest estimate of accuracy on failures the rules
-have not seen.
+the rounds after); ``heldout4`` is a fresh held-out set no rule was written against, scored
+only in aggregate (no per-line test, no failing case printed) so the score stays an honest
+estimate of accuracy on failures the rules have not seen.
 """
 
 from __future__ import annotations

@@ -34,4 +34,6 @@ def extract(obj: object, headers: dict[str, str], *, force: bool = False) -> Fin
     if d is not None:
         message = as_str(d.get("message")) or as_str(d.get("Message"))
     message = message or headers.get(":error-message", "")
+    if not etype and not message:
+        return None  # a provider hint, but not Bedrock's shape (its OpenAI-compatible API)
     return Finding("bedrock", message=message, codes=[etype[:256]] if etype else [])

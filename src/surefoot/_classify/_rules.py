@@ -347,6 +347,7 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         K.QUOTA_EXHAUSTED,
         "'requires more credits'",
         r"requires more credits|can only afford|credits (are )?depleted"
+        r"|(doesn'?t|does not|don'?t|do not) have any credits|\bno credits (yet|left|remaining)"
         r"|credits are required|credits? required|credit is required",
     ),
     (
@@ -568,7 +569,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'content policy'",
         r"content[_ ](management )?(filter|policy)|responsible ?ai|safety (system|filter"
         r"|settings|reasons)|flagged (by|as|for)|usage polic(y|ies)|prohibited content"
-        r"|blocked (by|due to) (safety|moderation|content)|moderation|guardrail"
+        r"|blocked (by|due to) (safety|moderation|content)|moderation|\bguardrail"
         r"|content exists risk|\bcontent risk\b|(contains?|detected|found) (sensitive"
         r"|inappropriate|unsafe|harmful|illegal) (content|words|information|material)"
         r"|(sensitive|inappropriate|unsafe) (content|words)|data_inspection_failed"
@@ -591,8 +592,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.INVALID_REQUEST,
         "'no route matched' (wrong URL)",
-        r"no route (matched|found)|route not found|unrecognized request url|invalid url \("
-        r"|could not route to /",
+        r"no route (matched|found)|route not found|unrecognized request url|invalid url \(",
     ),
     # access to a model withheld until the account does something (a use-case form, a
     # subscription): permission, before the rows that read "for this model" as a restriction
@@ -607,7 +607,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.PERMISSION_DENIED,
         "'no endpoints found matching your data policy' (privacy settings)",
-        r"matching your data policy|data polic(y|ies) (settings|restrict)|privacy settings",
+        r"matching your data policy|data polic(y|ies) (settings|restrict)|privacy settings"
+        r"|no allowed providers|allowed providers (are|is) (not )?available",
     ),
     # a router with the model but no backend for a feature: the feature, not the model
     (
@@ -638,6 +639,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"model.{0,120}(not found|does not exist|doesn'?t exist|not exist)"
         r"|(unknown|invalid|unsupported|no such) model|model identifier is invalid"
         r"|no endpoints found|is not a valid model|try pulling it first"
+        r"|object identifier is invalid"
         r"|deployment.{0,80}(not found|does not exist)|is not found for api version"
         r"|model_not_found|has been decommissioned|model.{0,80}no longer (supported"
         r"|available)|model.{0,80}(has been )?deprecated",
@@ -653,6 +655,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'organization must be verified' (account gate)",
         r"organi[sz]ation (must be verified|has been (restricted|suspended|disabled|banned))"
         r"|(only|not) authori[sz]ed for use with|cannot be used for other api requests"
+        r"|^operation not allowed|\baction (is )?not allowed"
         r"|verify (your )?organi[sz]ation|account (has been |is )?(suspended|disabled"
         r"|deactivated|restricted|banned)",
     ),
@@ -671,7 +674,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.INVALID_REQUEST,
         "'successive user messages' / 'roles must alternate' (message order)",
-        r"\b(successive|consecutive) (user|assistant|system|tool)\b|(roles?|messages?) (must|should)"
+        r"\b(successive|consecutive) (user|assistant|system|tool)\b|(roles?|messages?) (must"
+        r"|should)"
         r" (alternate|be alternating)|interleave the (user|assistant)",
     ),
     # a value outside an enum, with the valid ones offered: the request's format, although it
@@ -707,13 +711,16 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"(extra inputs are not permitted|not permitted|unsupported|not supported|unknown field)"
         r"[^\n;]{0,60}\b(cache_control|eager_input_streaming|citations|thinking|betas?"
         r"|parallel_tool_calls|stream_options|top_logprobs|logprobs|web_search\w*|mcp_servers"
-        r"|container|context_management|service_tier)\b",
+        r"|container|context_management|service_tier)\b|\b(cache_control|eager_input_streaming"
+        r"|citations|context_management|mcp_servers)\b[^\n;]{0,40}\b(extra inputs are not "
+        r"permitted|not permitted|unsupported|not supported)",
     ),
     (
         K.CAPABILITY_MISMATCH,
         "'unsupported JSON schema fields' (schema subset)",
         r"unsupported (json[ _-]?)?schema (fields?|keywords?|features?|types?|formats?)"
-        r"|(json[ _-]?)?schema (fields?|keywords?|features?) (are |is )?(not supported|unsupported)",
+        r"|(json[ _-]?)?schema (fields?|keywords?|features?) (are |is )?(not supported"
+        r"|unsupported)",
     ),
     (
         K.INVALID_REQUEST,
@@ -728,7 +735,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'extra inputs are not permitted' (schema validation)",
         r"the following must be satisfied|extra (inputs|fields|properties) (are |is )?not "
         r"(permitted|allowed)|additional propert(y|ies) (are |is )?not (permitted|allowed)"
-        r"|extraneous key|\bunknown field\b|\bunrecognized field\b",
+        r"|extraneous key|\bunknown field\b|\bunrecognized field\b|field required"
+        r"|'type': 'missing'",
     ),
     # a beta flag the endpoint does not offer ("Unexpected value(s) `x` for the
     # `anthropic-beta` header"): drop the beta
@@ -805,8 +813,11 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"(only|cannot|can'?t|can not|not allowed|must not|may not|requires?|required|does not"
         r"|doesn'?t|is not|isn'?t|not (permitted|available|enabled|supported))\b[^.\n]{0,80}"
         r"\b(for|with|by|on|in) (this|the (selected|specified|requested|current|chosen)) model\b"
+        r"|\bis infeasible for\b|\buse (the )?[\w/. -]{0,20}stream(ing)? (endpoint |api )?for "
+        r"(a |the |this )?models?\b"
         r"|\bthis model (only|requires|does not|doesn'?t|cannot|can'?t|can only|is only|works"
-        r" only|must)\b|\bmodel only (supports|accepts|works with|allows)\b|\bunsupported (service[_ ]tier|parameter|modalit(y|ies)|feature|mode"
+        r" only|must)\b|\bmodel only (supports|accepts|works with|allows)\b"
+        r"|\bunsupported (service[_ ]tier|parameter|modalit(y|ies)|feature|mode"
         r"|tool type|reasoning)\b",
     ),
     # two features this API or model will not serve together

@@ -98,6 +98,17 @@ def _error_in_body(obj: object) -> Finding | None:
         isinstance(d.get("message"), str) or isinstance(d.get("Message"), str)
     ):
         return json_finding(d, {}, None)
+    # a message with an HTTP error status as its code (OpenRouter's mid-stream
+    # ``{"message": "Upstream error from ...", "code": 502, "metadata": {...}}``)
+    code = d.get("code")
+    if (
+        isinstance(code, int)
+        and not isinstance(code, bool)
+        and 400 <= code <= 599
+        and isinstance(d.get("message"), str)
+        and _ANSWER_KEYS.isdisjoint(d)
+    ):
+        return json_finding(d, {}, None)
     # a small object of bookkeeping and one message, no success member (a gateway's
     # ``{"html-message": "Network connection lost."}``, an agent service's stream event
     # ``{"sequence_number": 3, "code": ..., "message": ...}``)
@@ -122,6 +133,8 @@ def _error_in_body(obj: object) -> Finding | None:
 _BARE_ERROR_KEYS = frozenset(
     ("message", "Message", "__type", "code", "type", "status", "request_id", "requestId")
 )
+#: Members that carry an answer's content.
+_ANSWER_KEYS = frozenset(("choices", "candidates", "output", "content", "delta", "text"))
 #: Members that make a body an answer (or part of one), whatever else it holds.
 _SUCCESS_KEYS = frozenset(
     (
