@@ -506,6 +506,148 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "network",
         True,
     ),
+    # round 4/5 (families found on heldout3 and heldout4, and in our own probes)
+    (
+        "plan-gate-extra-usage",
+        "anthropic",
+        429,
+        _anthropic("Additional usage is required for 1M-token requests.", "rate_limit_error"),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "access-gate-subscription",
+        "ollama",
+        403,
+        {"error": "this model requires a paid subscription, see https://example.invalid/plans"},
+        "permission_denied",
+        False,
+    ),
+    (
+        "retired-parameter",
+        "bedrock",
+        400,
+        {"message": "`top_k` has been removed for this model."},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "only-enabled-when",
+        "vertex",
+        400,
+        {"error": {"code": 400, "message": "logprobs is only enabled when streaming is off."}},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "feature-field-first",
+        "bedrock",
+        400,
+        {"message": "citations: not supported on this endpoint"},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "schema-property-unsupported",
+        "cerebras",
+        400,
+        {
+            "message": "property 'messages.0.user_id' is unsupported",
+            "type": "invalid_request_error",
+        },
+        "invalid_request",
+        False,
+    ),
+    (
+        "message-order",
+        "mistral",
+        400,
+        _openai("Roles must alternate between user and assistant."),
+        "invalid_request",
+        False,
+    ),
+    (
+        "token-count-but-model-supports",
+        "vertex",
+        400,
+        {
+            "error": {
+                "code": 400,
+                "message": "The input token count is 2,000,100 but the model supports 1,048,576.",
+            }
+        },
+        "context_too_long",
+        False,
+    ),
+    (
+        "per-minute-throughput-window",
+        "cerebras",
+        429,
+        "Requests per minute limit exceeded - please slow your client down.",
+        "rate_limit",
+        True,
+    ),
+    (
+        "weekly-window",
+        "anthropic",
+        429,
+        _anthropic("Weekly usage limit hit; it resets on Monday.", "rate_limit_error"),
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "gateway-no-response-from-provider",
+        "proxy",
+        400,
+        {
+            "success": False,
+            "errors": [
+                {"code": 9999, "message": "Could not receive a response from the upstream."}
+            ],
+        },
+        "server_error",
+        True,
+    ),
+    (
+        "no-credits-yet",
+        "xai",
+        403,
+        "This workspace does not have any credits yet.",
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "allowed-providers",
+        "openrouter",
+        404,
+        {"error": {"message": "No allowed providers can serve this model.", "code": 404}},
+        "permission_denied",
+        False,
+    ),
+    (
+        "bedrock-hint-openai-shape",
+        "bedrock",
+        400,
+        _openai("The model 'x' does not support the '/v1/responses' API", "validation_error"),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "transport-dotnet-forcibly-closed",
+        "network",
+        None,
+        "IOException: An existing connection was forcibly closed by the remote host.",
+        "network",
+        True,
+    ),
+    (
+        "transport-status-code-5xx",
+        "network",
+        None,
+        "AxiosError: Request failed with status code 502",
+        "server_error",
+        True,
+    ),
 ]
 
 
@@ -550,3 +692,87 @@ def test_responses_event_in_a_200_body() -> None:
     assert classify(200, {}, filtered, provider="openai").kind == "content_filtered"
     done = {"type": "response.completed", "response": {"status": "completed", "output": []}}
     assert classify(200, {}, done, provider="openai").kind == "unknown"
+
+
+SSE = {"content-type": "text/event-stream"}
+
+
+@pytest.mark.parametrize(
+    ("provider", "headers", "body", "kind"),
+    [
+        # one event's data, already parsed, with its stream's headers
+        ("vertex", SSE, _anthropic("Overloaded", "overloaded_error"), "model_overloaded"),
+        ("groq", SSE, {"error": {"message": "Service Unavailable"}}, "server_error"),
+        (
+            "gemini",
+            SSE,
+            {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}},
+            "content_filtered",
+        ),
+        (
+            "gemini",
+            SSE,
+            [{"error": {"code": 500, "message": "x", "status": "INTERNAL"}}],
+            "server_error",
+        ),
+        # llama.cpp's non-standard ``error:`` field
+        (
+            "vllm",
+            SSE,
+            'error: {"code":400,"message":"exceeds the available context size"}\n\n',
+            "context_too_long",
+        ),
+        # Bedrock ConverseStream as an SDK prints it
+        (
+            "bedrock",
+            {},
+            {"messageStop": {"stopReason": "guardrail_intervened"}},
+            "content_filtered",
+        ),
+        ("bedrock", {}, {"throttlingException": {"message": "Too many requests"}}, "rate_limit"),
+        # Cohere v2 message-end
+        (
+            "cohere",
+            SSE,
+            {"type": "message-end", "delta": {"finish_reason": "ERROR_LIMIT"}},
+            "context_too_long",
+        ),
+        # bare envelopes in a 2xx body
+        ("proxy", {}, {"html-message": "Network connection lost."}, "network"),
+        ("proxy", {}, {"detail": "Internal Server Error"}, "server_error"),
+        (
+            "azure",
+            SSE,
+            {
+                "sequence_number": 3,
+                "code": "server_error",
+                "message": "(PermissionDenied) lacks the required data action",
+            },
+            "permission_denied",
+        ),
+        (
+            "openrouter",
+            SSE,
+            {"message": "Upstream error from X", "code": 502, "metadata": {}},
+            "server_error",
+        ),
+    ],
+)
+def test_failure_shapes_in_a_2xx_body(
+    provider: str, headers: dict[str, str], body: Any, kind: str
+) -> None:
+    assert classify(200, headers, body, provider=provider).kind == kind
+
+
+def test_answers_in_a_2xx_body_stay_answers() -> None:
+    """The shapes above must not turn a real answer into a failure."""
+    answers: list[Any] = [
+        {"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]},
+        {"candidates": [{"content": {"parts": [{"text": "ok"}]}, "finishReason": "STOP"}]},
+        {"type": "message-end", "delta": {"finish_reason": "COMPLETE"}},
+        {"messageStop": {"stopReason": "end_turn"}},
+        {"id": "x", "object": "chat.completion.chunk", "model": "m", "choices": []},
+        {"metadata": {"usage": {"inputTokens": 1}}},
+    ]
+    for body in answers:
+        assert classify(200, SSE, body, provider="openai").kind == "unknown", body
