@@ -258,3 +258,40 @@ def test_a_placeholder_key_is_not_registered(
     )
     _redact.register_secret("k3y-0f-a-l0cal-server")
     assert redact("sent k3y-0f-a-l0cal-server") == "sent [REDACTED]"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "token",
+                "tokens",
+                "Token",
+                "TOKEN",
+                " ",
+                "\t",
+                "\x1f",
+                ":",
+                "=",
+                '"',
+                "'",
+                "\\",
+                "abcdefghijklmnop1234",
+                "refresh_",
+                "auth_",
+                "maximum context length is 8192",
+                "key",
+                "api_",
+                "Bearer ",
+                "x",
+            ]
+        ),
+        max_size=10,
+    )
+)
+def test_the_probe_skips_only_text_the_full_regex_leaves_alone(parts: list[str]) -> None:
+    """``redact`` skips its regex when no candidate literal occurs: that shortcut must never
+    change the answer (the refined ``token`` candidates included)."""
+    text = "".join(parts)
+    assert redact(text) == _redact._PATTERNS.sub(_redact._sub, text)

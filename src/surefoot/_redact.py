@@ -134,7 +134,9 @@ _CANDIDATES = (
     "authorization",
     "key",
     "secret",
-    "token",
+    # "token" only as a label or a scheme is followed by a quote, a space, ":" or "=": the
+    # plural in "maximum context length is 8192 tokens" skips the regex
+    *(f"token{c}" for c in " \t\n\r\f\v\x1c\x1d\x1e\x1f\"'\\:="),
     "passw",
     "sig",
     "credential",
