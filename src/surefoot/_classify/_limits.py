@@ -13,8 +13,8 @@ Both are looked at only when the tables already said ``context_too_long`` or ``r
 and a cheap keyword is present.
 
 And the window a limit is counted over decides between a throttle and a spent allowance,
-whatever the code's name says (:func:`window_kind`): a limit per second or minute refills
-while the caller waits (``rate_limit``, although Cerebras codes it ``token_quota_exceeded``
+whatever the code's name says (:func:`window_kind`): a limit per second, minute or hour
+refills while the caller waits (``rate_limit``, although Cerebras codes it ``token_quota_exceeded``
 and Together types it ``credit_limit``); a limit per month or year does not
 (``quota_exhausted``, although sent as a 429), nor does a daily one unless the message names
 a wait of minutes ("Please try again in 7m12s").
@@ -60,7 +60,8 @@ def limits_kind(kind: Kind, message: str) -> tuple[Kind, str] | None:
 
 # Searched in the lower-cased message, each behind a literal every match contains.
 _SHORT = re.compile(
-    r"(?<![a-z])(per|/|a|each|every) ?(second|sec|minute|min)\b|\b(rpm|tpm|rps|tps)\b|per-minute"
+    r"(?<![a-z])(per|/|a|each|every) ?(second|sec|minute|min|hour|hr)\b|\b(rpm|tpm|rps|tps|rph)\b"
+    r"|per-(minute|hour)"
 )
 _LONG = re.compile(
     r"(?<![a-z])(per|/|a|each|every) ?(week|month|year)\b|\b(weekly|monthly|yearly|annual(ly)?)\b"
@@ -68,7 +69,7 @@ _LONG = re.compile(
 )
 _DAY = re.compile(r"(?<![a-z])(per|/|a|each|every) ?day\b|\bdaily\b|per-day|\b(rpd|tpd)\b")
 _SOON = re.compile(r"(try again|retry|retry after|reset|resets) in \d")
-_SHORT_LITS = ("sec", "min", "rpm", "tpm", "rps", "tps")
+_SHORT_LITS = ("sec", "min", "hour", "hr", "rpm", "tpm", "rps", "tps", "rph")
 _LONG_LITS = ("week", "month", "year", "annual")
 _DAY_LITS = ("day", "rpd", "tpd")
 
@@ -77,7 +78,7 @@ def _names(low: str, lits: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
     return any(map(low.__contains__, lits)) and pattern.search(low) is not None
 
 
-SHORT_WINDOW = "the limit is counted per second or minute (window in the message)"
+SHORT_WINDOW = "the limit is counted per second, minute or hour (window in the message)"
 LONG_WINDOW = "the limit is counted per day, week, month or year (window in the message)"
 
 

@@ -383,7 +383,8 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         K.PERMISSION_DENIED,
         "'does not have access to model' (access, not existence)",
         r"(does not|doesn'?t|do not|don'?t) have access to (the |this )?model\b"
-        r"|(has no|have no|without|lacks?|lacking) access to (the |this )?model\b",
+        r"|(has no|have no|without|lacks?|lacking) access to (the |this )?model\b"
+        r"|not allowed to (sample from|use|access|call) (the |this )?model\b",
     ),
     # a mode the plan does not include ("Extra usage is required for long context requests",
     # typed rate_limit_error): no wait helps, dropping the mode does
@@ -830,6 +831,14 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|enabled) only when\b|only (supported|allowed|available|enabled) when\b|(may|can) only "
         r"be (set|used|enabled|specified)\b[^.\n]{0,40}\bwhen\b",
     ),
+    # a throttle named as such, with its rule ("Rate limit exceeded: limit_rpm/...", "limited
+    # to 1 requests per minute"), even when it blames high demand
+    (
+        K.RATE_LIMIT,
+        "'rate limit exceeded: limit_rpm' (named throttle)",
+        r"rate limit (exceeded|reached): |\blimit_rp[md]\b|limited to \d+ (requests?|calls?"
+        r"|queries) per (minute|min|second)",
+    ),
     (
         K.MODEL_OVERLOADED,
         "'overloaded'",
@@ -853,7 +862,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"(invalid|incorrect|missing|no|expired|revoked|bad) (x-)?api[ _-]?(key|token)"
         r"|api[ _-]?key (not valid|is invalid|invalid|expired|not found)|unauthori[sz]ed"
         r"|authentication|invalid (credentials|bearer token|token|subscription key)"
-        r"|security token.{0,40}invalid",
+        r"|security token.{0,40}(invalid|expired)|signature we calculated does not match"
+        r"|signature (does not match|has expired|expired)",
     ),
     (
         K.PERMISSION_DENIED,
