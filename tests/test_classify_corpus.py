@@ -3,8 +3,8 @@
 ``classify_corpus.jsonl`` must stay at 100%, line by line. ``classify_corpus_2026.jsonl``
 (described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
 against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
-line, and so are ``heldout2`` and ``heldout3`` (rounds 2 and 3's held-out sets, read in
-the rounds after); ``heldout4`` is a fresh held-out set no rule was written against, scored
+line, and so are ``heldout2`` to ``heldout4`` (rounds 2 to 4's held-out sets, read in the
+rounds after); ``heldout5`` is a fresh held-out set no rule was written against, scored
 only in aggregate (no per-line test, no failing case printed) so the score stays an honest
 estimate of accuracy on failures the rules have not seen.
 """
@@ -25,7 +25,7 @@ CORPUS_2026 = Path(__file__).parent / "data" / "classify_corpus_2026.jsonl"
 THRESHOLD = 0.97
 HELDOUT_THRESHOLD = 0.97
 HELDOUT_MIN = 50
-SPLITS = {"tune", "heldout", "heldout2", "heldout3", "heldout4"}
+SPLITS = {"tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"}
 
 
 def _rows(path: Path = CORPUS) -> list[dict[str, Any]]:
@@ -52,8 +52,10 @@ DOUBTED = {
 }
 # Round 3's held-out split: 72/97 (74.2%) when it was held out; round 4 read it.
 HELDOUT3 = [r for r in ROWS_2026 if r.get("split") == "heldout3"]
+# Round 4's held-out split: 89/99 (89.9%) when it was held out; round 5 read it.
+HELDOUT4 = [r for r in ROWS_2026 if r.get("split") == "heldout4"]
 # Never printed per line, never read to write a rule.
-FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout4"]
+FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout5"]
 
 
 def _verdict(row: dict[str, Any]) -> tuple[str, bool]:
@@ -113,7 +115,7 @@ def test_2026_heldout1_line(row: dict[str, Any]) -> None:
     )
 
 
-READ_HELDOUT = HELDOUT2 + HELDOUT3
+READ_HELDOUT = HELDOUT2 + HELDOUT3 + HELDOUT4
 
 
 @pytest.mark.parametrize("row", READ_HELDOUT, ids=[r["id"] for r in READ_HELDOUT])
@@ -125,25 +127,25 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-02, round 4): 89 of 99 lines.
-HELDOUT4_MEASURED = 89 / 99
+#: The fresh held-out split's accuracy, measured once (2026-12-02, round 5): 68 of 76 lines.
+HELDOUT5_MEASURED = 68 / 76
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
-    """The fresh held-out split (``heldout4``), in aggregate only: its lines' ids, bodies and
+    """The fresh held-out split (``heldout5``), in aggregate only: its lines' ids, bodies and
     labels are never printed, so that tuning the rules on its failures stays impossible by
     accident."""
     if not FRESH:
-        pytest.skip("no 'heldout4' lines in tests/data/classify_corpus_2026.jsonl")
+        pytest.skip("no 'heldout5' lines in tests/data/classify_corpus_2026.jsonl")
     assert len(FRESH) >= HELDOUT_MIN, "the fresh held-out split should hold at least 50 failures"
     hits = sum(_verdict(r) == (r["kind"], r["retryable"]) for r in FRESH)
     accuracy = hits / len(FRESH)
-    score = f"2026 fresh held-out (heldout4) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
+    score = f"2026 fresh held-out (heldout5) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 4's rules were frozen: 89/99 (89.9%), short of the 97% target
+    # Scored once, after round 5's rules were frozen: 68/76 (89.5%), short of the 97% target
     # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a
     # regression; a later round that tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT4_MEASURED, score
+    assert accuracy >= HELDOUT5_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:
