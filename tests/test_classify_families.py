@@ -764,6 +764,35 @@ def test_failure_shapes_in_a_2xx_body(
     assert classify(200, headers, body, provider=provider).kind == kind
 
 
+@pytest.mark.parametrize(
+    ("headers", "body", "kind"),
+    [
+        # an error event whose JSON does not parse: read by pattern, not lost
+        (
+            SSE,
+            'data: {"error":{"message":"The server had a fault.","type":"server_error")}\n\n',
+            "server_error",
+        ),
+        # the protocol-buffer text an SDK prints a response in
+        ({}, "candidates {\n  finish_reason: SAFETY\n  index: 0\n}\n", "content_filtered"),
+        ({}, "prompt_feedback {\n  block_reason: OTHER\n}\n", "content_filtered"),
+        # a client's own words for a broken exchange, as the whole 2xx body
+        ({}, "stream closed before response.completed: connection reset by peer", "network"),
+    ],
+)
+def test_text_failures_in_a_2xx_body(headers: dict[str, str], body: str, kind: str) -> None:
+    assert classify(200, headers, body, provider="openai").kind == kind
+
+
+def test_plain_text_answers_stay_answers() -> None:
+    for text in (
+        "Set the timeout to 30 s and retry on connection reset.",
+        "Here is the summary: the network is fine.",
+        "candidates {\n  finish_reason: STOP\n}\n",
+    ):
+        assert classify(200, {}, text, provider="openai").kind == "unknown", text
+
+
 def test_answers_in_a_2xx_body_stay_answers() -> None:
     """The shapes above must not turn a real answer into a failure."""
     answers: list[Any] = [

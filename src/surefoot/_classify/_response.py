@@ -25,7 +25,13 @@ from surefoot._classify._kinds import Kind
 from surefoot._classify._rules import Finding
 from surefoot._classify._util import MAX_ITEMS, as_dict, as_list, as_str
 
-__all__ = ["FINISH_REASONS", "inspect_object", "refusal_finding", "responses_finding"]
+__all__ = [
+    "FINISH_REASONS",
+    "inspect_object",
+    "reason_finding",
+    "refusal_finding",
+    "responses_finding",
+]
 
 K = Kind
 
@@ -73,7 +79,8 @@ _FIELDS = (
 _LABELS: dict[tuple[str, str], str] = {(f, r): f"{f}={r}" for f in _FIELDS for r in FINISH_REASONS}
 
 
-def _reason(value: object, message: str = "", fld: str = "finish_reason") -> Finding | None:
+def reason_finding(value: object, message: str = "", fld: str = "finish_reason") -> Finding | None:
+    """A :class:`Finding` for a finish/stop reason that is a failure, else ``None``."""
     reason = as_str(value, 64).lower()
     kind = FINISH_REASONS.get(reason)
     if kind is None:
@@ -128,11 +135,11 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
     delta = as_dict(d.get("delta")) or {}
     for holder in (d, delta, as_dict(d.get("messageStop")) or {}):
         for key in ("stop_reason", "stopReason"):
-            f = _reason(holder.get(key), _refusal_text(d), key)
+            f = reason_finding(holder.get(key), _refusal_text(d), key)
             if f is not None:
                 return f
     # Cohere v2's message-end event: the finish reason (and any error text) in its delta
-    f = _reason(delta.get("finish_reason"), as_str(delta.get("error")))
+    f = reason_finding(delta.get("finish_reason"), as_str(delta.get("error")))
     if f is not None:
         return f
     # OpenAI chat completions (and chunks), Cohere.
@@ -140,7 +147,7 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
         c = as_dict(choice)
         if c is None:
             continue
-        f = _reason(c.get("finish_reason"))
+        f = reason_finding(c.get("finish_reason"))
         if f is not None:
             return f
         msg = as_dict(c.get("message"))
@@ -153,7 +160,7 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
             f = _tool_args(msg)
             if f is not None:
                 return f
-    f = _reason(d.get("finish_reason"))
+    f = reason_finding(d.get("finish_reason"))
     if f is not None:
         return f
     # Gemini / Vertex, in the REST API's camelCase or the SDKs' snake_case.
@@ -172,7 +179,7 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
         c = as_dict(cand)
         if c is not None:
             camel = "finishReason" in c
-            f = _reason(
+            f = reason_finding(
                 c.get("finishReason") if camel else c.get("finish_reason"),
                 as_str(c.get("finishMessage") or c.get("finish_message")),
                 "finishReason" if camel else "finish_reason",
@@ -217,7 +224,7 @@ def responses_finding(d: dict[str, Any]) -> Finding | None:
         return Finding("openai", message=as_str(err.get("message")), codes=[code] if code else [])
     inc = as_dict(d.get("incomplete_details"))
     if status == "incomplete" and inc is not None:
-        f = _reason(inc.get("reason"), "", "incomplete_details.reason")
+        f = reason_finding(inc.get("reason"), "", "incomplete_details.reason")
         if f is not None:
             return f
     for item in as_list(d.get("output")):

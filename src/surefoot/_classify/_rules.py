@@ -42,6 +42,7 @@ __all__ = [
     "decide",
     "kind_for_status",
     "norm_code",
+    "transport_finding",
 ]
 
 K = Kind
@@ -394,6 +395,16 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         r"(extra|additional) usage (is )?required|required for long[- ]context"
         r"|long[- ]context (requests? )?(requires|is not (available|included))",
     ),
+    # access to a model withheld until the account does something (a use-case form, a
+    # subscription): permission, whatever code (Bedrock's ResourceNotFoundException) says, and
+    # before the rows that read "for this model" as a restriction
+    (
+        K.PERMISSION_DENIED,
+        "'requires a subscription' / 'use-case form' (access gate)",
+        r"use[- ]case (form|details)|requires? a (paid )?subscription|subscription (is )?required"
+        r"|upgrade (your plan )?for access|(not been|not|never been) granted access"
+        r"|access (has not been|was not|is not) granted|request(ing)? access (to|before)",
+    ),
     # no identity at all, although Google types it PERMISSION_DENIED
     (
         K.AUTH_FAILED,
@@ -594,15 +605,6 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.INVALID_REQUEST,
         "'no route matched' (wrong URL)",
         r"no route (matched|found)|route not found|unrecognized request url|invalid url \(",
-    ),
-    # access to a model withheld until the account does something (a use-case form, a
-    # subscription): permission, before the rows that read "for this model" as a restriction
-    (
-        K.PERMISSION_DENIED,
-        "'requires a subscription' / 'use-case form' (access gate)",
-        r"use[- ]case (form|details)|requires? a (paid )?subscription|subscription (is )?required"
-        r"|upgrade (your plan )?for access|(not been|not|never been) granted access"
-        r"|access (has not been|was not|is not) granted|request(ing)? access (to|before)",
     ),
     # a router whose every route for the model is excluded by the account's data policy
     (
@@ -814,8 +816,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"(only|cannot|can'?t|can not|not allowed|must not|may not|requires?|required|does not"
         r"|doesn'?t|is not|isn'?t|not (permitted|available|enabled|supported))\b[^.\n]{0,80}"
         r"\b(for|with|by|on|in) (this|the (selected|specified|requested|current|chosen)) model\b"
-        r"|\bis infeasible for\b|\buse (the )?[\w/. -]{0,20}stream(ing)? (endpoint |api )?for "
-        r"(a |the |this )?models?\b"
+        r"|\bis infeasible for\b|requested a restricted\b"
+        r"|\buse (the )?[\w/. -]{0,20}stream(ing)? (endpoint |api )?for (a |the |this )?models?\b"
         r"|\bthis model (only|requires|does not|doesn'?t|cannot|can'?t|can only|is only|works"
         r" only|must)\b|\bmodel only (supports|accepts|works with|allows)\b"
         r"|\bunsupported (service[_ ]tier|parameter|modalit(y|ies)|feature|mode"
@@ -879,8 +881,19 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.SERVER_ERROR,
         "'internal server error'",
-        r"internal (server )?error|bad gateway|service unavailable|upstream|server error"
-        r"|stream (was )?interrupted",
+        r"internal (server )?error|bad gateway|service unavailable|upstream|server[_ ]error"
+        r"|stream (was )?interrupted|server (had|experienced|encountered) an error"
+        r"|(encountered|hit) an (unexpected|internal) error|unexpected error (during|while"
+        r"|occurred)",
+    ),
+    # a server's own bug surfacing in its reply (a Python exception's words): not the
+    # request's fault, whatever the status says
+    (
+        K.SERVER_ERROR,
+        "'name x is not defined' (a server-side exception)",
+        r"\bname '\w+' is not defined|object has no attribute '|'nonetype' object|traceback \(most"
+        r" recent call last\)|list index out of range|got an unexpected keyword argument"
+        r"|cuda (error|out of memory)|segmentation fault",
     ),
     (
         K.SERVER_ERROR,
@@ -1033,6 +1046,18 @@ _ANY_FAMILY = re.compile("|".join(p.pattern for _, _, p in CODE_FAMILIES))
 
 #: ``classified_by`` labels of the status fallback, computed once.
 _STATUS_LABELS: dict[int, str] = {n: f"status {n}" for n in range(100, 1000)}
+
+
+def transport_finding(text: str) -> Finding | None:
+    """A :class:`Finding` for ``text`` when :data:`TRANSPORT_RULES` recognise it as a
+    client's words for a failed exchange ("stream disconnected before completion: ..."),
+    else ``None``: for a 2xx body that is such a message and nothing else."""
+    i = _TRANSPORT.first_index(text, lowered(text))
+    if i < 0:
+        return None
+    f = Finding("text", message=text[:4096], kind=TRANSPORT_RULES[i][0])
+    f.reason = TRANSPORT_LABELS[i]
+    return f
 
 
 def decide(finding: Finding, status: int | None, *, transport: bool = False) -> Kind:

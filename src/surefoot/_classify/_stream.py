@@ -27,13 +27,15 @@ from surefoot._classify import _bedrock
 from surefoot._classify._build import build, fallback_error, refine, retry_hint
 from surefoot._classify._dialects import json_finding
 from surefoot._classify._input import MAX_BODY_BYTES, Body, decode_body
+from surefoot._classify._kinds import Kind
 from surefoot._classify._response import (
     FINISH_REASONS,
     inspect_object,
+    reason_finding,
     refusal_finding,
     responses_finding,
 )
-from surefoot._classify._rules import Finding, decide
+from surefoot._classify._rules import Finding, decide, transport_finding
 from surefoot._classify._util import as_dict, as_list, as_str
 from surefoot.errors import SurefootError
 
@@ -185,6 +187,51 @@ def _event_finding(name: str, obj: object, text: str) -> Finding | None:
         return inspect_object(d, check_tool_args=False)
     if lname == "error":
         return Finding("text", message=text[:4096])
+    return _broken_json_error(text)
+
+
+_BROKEN_ERROR = re.compile(r'^\s*\{\s*"error"\s*:')
+_JSON_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
+_JSON_TYPE = re.compile(r'"(?:type|code)"\s*:\s*"([\w.-]{1,128})"')
+
+
+def _broken_json_error(text: str) -> Finding | None:
+    """An error object whose JSON does not parse (a server's typo: ``...,"code":null)}``):
+    its message and type read by pattern, so that the failure is not lost."""
+    if not text or _BROKEN_ERROR.match(text) is None:
+        return None
+    m = _JSON_MESSAGE.search(text, 0, 8192)
+    if m is None:
+        return None
+    t = _JSON_TYPE.search(text, 0, 8192)
+    return Finding("text", message=m.group(1), codes=[t.group(1)] if t else [])
+
+
+# A plain-text 2xx body read as a failure only when it opens like one (never an answer that
+# happens to mention a timeout).
+_ERROR_OPENING = re.compile(
+    r"\W{0,3}(error\b|[\w.]*(error|exception)\b|stream (disconnected|closed|ended)|connection\b"
+    r"|request (failed|timed out)|failed to\b|timed out|socket\b|network\b)",
+    re.IGNORECASE,
+)
+# The protocol-buffer text format an SDK prints a response in ("candidates {\n
+# finish_reason: BLOCKLIST ...", Vertex's Python SDK): its finish and block reasons.
+_PROTO_REASON = re.compile(r"\b(finish_reason|block_reason): *([A-Z][A-Z_]{1,40})\b")
+
+
+def _proto_text_finding(text: str) -> Finding | None:
+    for m in _PROTO_REASON.finditer(text[: 1 << 16]):
+        field, value = m.group(1), m.group(2)
+        if field == "block_reason":
+            if value != "BLOCK_REASON_UNSPECIFIED":
+                blocked = Finding("gemini", message=f"prompt blocked: {value}", codes=[value])
+                blocked.kind = Kind.CONTENT_FILTERED
+                blocked.reason = "block_reason (protobuf text)"
+                return blocked
+            continue
+        found = reason_finding(value, "", "finish_reason")
+        if found is not None:
+            return found
     return None
 
 
@@ -307,5 +354,10 @@ def scan_success(
                 return err
         return None
     if body.obj is None:
-        return None
+        # not JSON: a protocol-buffer text dump, or a client's message for a broken exchange
+        text = body.text
+        f = _proto_text_finding(text) if "_reason:" in text else None
+        if f is None and len(text) <= 4096 and _ERROR_OPENING.match(text) is not None:
+            f = transport_finding(text)
+        return None if f is None else _finish(f, provider=provider, model=model, in_stream=False)
     return inspect_response(body.obj, provider=provider, model=model)
