@@ -959,6 +959,8 @@ CODE_FAMILIES: tuple[tuple[Kind, str, re.Pattern[str]], ...] = tuple(
             r"polic(y|ies)|safety|moderation|contentfilter|flagged|guardrail",
         ),
         (K.MODEL_OVERLOADED, "overload", r"overload|capacity|busy|saturat|queue"),
+        # a model or service withheld where the caller is (``model_not_available_in_region``)
+        (K.PERMISSION_DENIED, "region gate", r"inregion|inyourregion|countr|territor|geoblock"),
         (
             K.CAPABILITY_MISMATCH,
             "not supported",
