@@ -42,8 +42,9 @@ The 2026 corpus (``tests/data/classify_corpus_2026.jsonl``, see its ``.md``) is 
 ``tune`` (the lines the round-1 rules were written against), ``heldout`` (round 1's held-out set,
 56/73 when it was still held out, read in round 2 and tuning data since), ``heldout2`` (round
 2's held-out set, 76/96 when it was held out, read in round 3), ``heldout3`` (round 3's,
-72/97 when held out, read in round 4) and ``heldout4`` (the fresh held-out set, never looked
-at while writing rules: only its aggregate is printed), beside
+72/97 when held out, read in round 4), ``heldout4`` (89/99, read in round 5), ``heldout5``
+(68/76, read in round 6) and ``heldout6`` (the fresh held-out set, never looked at while
+writing rules: only its aggregate is printed), beside
 the accuracy the classifier had on the same lines before the 2026 rules (recorded constants: it
 cannot be recomputed from a later tree) and litellm's on the same lines, driven as above.
 """
@@ -62,7 +63,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "classify_corpus.jsonl"
 CORPUS_2026 = ROOT / "tests" / "data" / "classify_corpus_2026.jsonl"
-SPLITS = ("tune", "heldout", "heldout2", "heldout3", "heldout4")
+SPLITS = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
 
 #: surefoot on the 2026 corpus before its rules were written, as (right, total) per split:
 #: measured once on the tree of 2026-12-02 (see tests/data/classify_corpus_2026.md).
@@ -73,13 +74,17 @@ BEFORE_2026: dict[str, tuple[int, int]] = {
     # heldout3 arrived in round 3; the tree before the 2026 rules (3891bfc) scored 59 of its
     # 97 lines, measured once on a copy of that tree
     "heldout3": (59, 97),
+    "heldout4": (63, 99),
+    "heldout5": (52, 76),
 }
 #: round 1's held-out score, measured once while the split was still held out.
 ROUND1_HELDOUT = (56, 73)
-#: round 2's held-out score (heldout2, measured once after round 2), and heldout3 under round
-#: 2's rules (0a6f276), measured once before any round-3 rule was scored on it.
+#: round 2's held-out score (heldout2, measured once after round 2).
 ROUND2_HELDOUT = (76, 96)
-ROUND2_ON_HELDOUT3 = (68, 97)
+#: each later round's held-out score, measured once after that round's rules were committed
+ROUND3_HELDOUT = (72, 97)
+ROUND4_HELDOUT = (89, 99)
+ROUND5_HELDOUT = (68, 76)
 
 PROVIDERS = {
     "openai": ("openai", "gpt-4o"),
@@ -342,6 +347,17 @@ def corpus_2026() -> dict[str, Any] | None:
             "surefoot": us / n if n else None,
             "litellm": (them / n) if them is not None and n else None,
         }
+    print("held-out scores, each measured once when its split was fresh (recorded):")
+    history = {
+        "heldout (round 1)": ROUND1_HELDOUT,
+        "heldout2 (round 2)": ROUND2_HELDOUT,
+        "heldout3 (round 3)": ROUND3_HELDOUT,
+        "heldout4 (round 4)": ROUND4_HELDOUT,
+        "heldout5 (round 5)": ROUND5_HELDOUT,
+    }
+    for name, (hits, n) in history.items():
+        print(f"  {name:<20} {hits:>3}/{n:<3} {_pct(hits, n):>7}")
+    result["history"] = {name: hits / n for name, (hits, n) in history.items()}
     return result
 
 
