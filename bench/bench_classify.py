@@ -43,10 +43,10 @@ The 2026 corpus (``tests/data/classify_corpus_2026.jsonl``, see its ``.md``) is 
 56/73 when it was still held out, read in round 2 and tuning data since), ``heldout2`` (round
 2's held-out set, 76/96 when it was held out, read in round 3), ``heldout3`` (round 3's,
 72/97 when held out, read in round 4), ``heldout4`` (89/99, read in round 5), ``heldout5``
-(68/76, read in round 6) and ``heldout6`` (81/90 after round 6: the fresh held-out set, never looked at while
-writing rules: only its aggregate is printed), beside
-the accuracy the classifier had on the same lines before the 2026 rules (recorded constants: it
-cannot be recomputed from a later tree) and litellm's on the same lines, driven as above.
+(68/76, read in round 6) and ``heldout6`` (81/90 after round 6: the fresh held-out set, never
+looked at while writing rules: only its aggregate is printed), beside the accuracy the
+classifier had on the same lines before the 2026 rules (recorded constants: it cannot be
+recomputed from a later tree) and litellm's on the same lines, driven as above.
 """
 
 from __future__ import annotations
