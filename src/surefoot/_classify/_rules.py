@@ -384,6 +384,8 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         K.PERMISSION_DENIED,
         "'does not have access to model' (access, not existence)",
         r"(does not|doesn'?t|do not|don'?t) have access to (the |this )?model\b"
+        r"|(does not|doesn'?t|do not|don'?t) have access to the [\w -]{1,30} (api|feature"
+        r"|endpoint)\b"
         r"|(has no|have no|without|lacks?|lacking) access to (the |this )?model\b"
         r"|not allowed to (sample from|use|access|call) (the |this )?model\b",
     ),
@@ -598,7 +600,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|(no|not a|without a) valid (tool|function) call|(could not|couldn'?t|failed to|unable to"
         r"|did not) (generate|produce|emit|return|create) (a )?(valid )?(tool|function) call"
         r"|(tool|function) call (could not|couldn'?t|cannot) be (parsed|generated|decoded)"
-        r"|failed to generate (valid )?json|json_validate_failed",
+        r"|failed to generate (valid )?json|json_validate_failed"
+        r"|error parsing (the )?(tool|function) call|failed parsing (the )?(tool|function) call",
     ),
     # a gateway that found no route for the path: the URL is wrong, not the model
     (
@@ -713,8 +716,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'extra inputs are not permitted: cache_control' (feature field)",
         r"(extra inputs are not permitted|not permitted|unsupported|not supported|unknown field)"
         r"[^\n;]{0,60}\b(cache_control|eager_input_streaming|citations|thinking|betas?"
-        r"|parallel_tool_calls|stream_options|top_logprobs|logprobs|web_search\w*|mcp_servers"
-        r"|container|context_management|service_tier)\b|\b(cache_control|eager_input_streaming"
+        r"|web_search\w*|mcp_servers|container|context_management)\b|\b(cache_control|eager_input_streaming"
         r"|citations|context_management|mcp_servers)\b[^\n;]{0,40}\b(extra inputs are not "
         r"permitted|not permitted|unsupported|not supported)",
     ),
@@ -817,6 +819,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|doesn'?t|is not|isn'?t|not (permitted|available|enabled|supported))\b[^.\n]{0,80}"
         r"\b(for|with|by|on|in) (this|the (selected|specified|requested|current|chosen)) model\b"
         r"|\bis infeasible for\b|requested a restricted\b"
+        r"|\b(type|mode|feature|parameter|option) is (unavailable|not available) (now|currently"
+        r"|at the moment|for now)|response_format(\.type)?'? must be\b"
         r"|\buse (the )?[\w/. -]{0,20}stream(ing)? (endpoint |api )?for (a |the |this )?models?\b"
         r"|\bthis model (only|requires|does not|doesn'?t|cannot|can'?t|can only|is only|works"
         r" only|must)\b|\bmodel only (supports|accepts|works with|allows)\b"
@@ -884,7 +888,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"internal (server )?error|bad gateway|service unavailable|upstream|server[_ ]error"
         r"|stream (was )?interrupted|server (had|experienced|encountered) an error"
         r"|(encountered|hit) an (unexpected|internal) error|unexpected error (during|while"
-        r"|occurred)",
+        r"|occurr?ed)",
     ),
     # a server's own bug surfacing in its reply (a Python exception's words): not the
     # request's fault, whatever the status says

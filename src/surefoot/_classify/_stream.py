@@ -128,6 +128,17 @@ def _error_in_body(obj: object) -> Finding | None:
             if not f.message:
                 f.message = text[:4096]
             return f
+    # an error named by its key (Ollama's stream: ``{"error parsing tool call": "invalid
+    # character ..."}``)
+    if len(d) <= 2:
+        for k, v in d.items():
+            if isinstance(v, str) and k.lower().startswith("error "):
+                return Finding("text", message=f"{k[:256]}: {v[:4096]}")
+    # an answer with nothing in it: no choice, no id, no usage (a proxy's empty reply)
+    if d == {"choices": []}:
+        f = Finding("text", message="the response has no choices", kind=Kind.NETWORK)
+        f.reason = "an empty 2xx body (no choices)"
+        return f
     return None
 
 
@@ -172,8 +183,12 @@ def _event_finding(name: str, obj: object, text: str) -> Finding | None:
         typ = as_str(d.get("type"), 64)
         if (lname == "error" or typ == "error") and as_dict(d.get("error")) is None:
             code = as_str(d.get("code"), 128)
-            msg = as_str(d.get("message")) or text[:4096]
-            return Finding("openai", message=msg, codes=[code] if code else [])
+            msg = as_str(d.get("message")) or as_str(d.get("details")) or text[:4096]
+            event = Finding("openai", message=msg, codes=[code] if code else [])
+            number = d.get("code")
+            if isinstance(number, int) and not isinstance(number, bool) and 400 <= number <= 599:
+                event.status = number  # ``{"code": 500, "details": ...}``: the status it declares
+            return event
         if lname in ("response.failed", "response.incomplete") or typ in (
             "response.failed",
             "response.incomplete",
