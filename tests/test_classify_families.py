@@ -648,6 +648,62 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "server_error",
         True,
     ),
+    # rounds 6 and 7
+    (
+        "access-gate-bedrock-not-found-code",
+        "bedrock",
+        404,
+        {"message": "Use case details are missing for this account; submit them to continue."},
+        "permission_denied",
+        False,
+    ),
+    (
+        "server-side-exception",
+        "vllm",
+        400,
+        {"object": "error", "message": "'NoneType' object is not iterable", "code": 400},
+        "server_error",
+        True,
+    ),
+    (
+        "api-access",
+        "openai",
+        403,
+        _openai("This project does not have access to the Batch API yet.", "access_not_enabled"),
+        "permission_denied",
+        False,
+    ),
+    (
+        "parameter-type-unavailable",
+        "deepseek",
+        400,
+        _openai("This tool_choice mode is unavailable at the moment"),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "tool-call-parse-error",
+        "ollama",
+        500,
+        {"error": "error parsing function call: unexpected end of JSON input"},
+        "malformed_tool_call",
+        False,
+    ),
+    (
+        "region-gate-code",
+        "anthropic",
+        400,
+        {
+            "type": "error",
+            "error": {
+                "type": "invalid_request_error",
+                "message": "Unavailable",
+                "details": {"error_code": "feature_not_offered_in_region"},
+            },
+        },
+        "permission_denied",
+        False,
+    ),
 ]
 
 
@@ -756,6 +812,22 @@ SSE = {"content-type": "text/event-stream"}
             {"message": "Upstream error from X", "code": 502, "metadata": {}},
             "server_error",
         ),
+        # an error event that only declares its status
+        (
+            "proxy",
+            {},
+            'event: error\ndata: {"code": 503, "details": "try later"}\n\n',
+            "server_error",
+        ),
+        # an error named by its key
+        (
+            "ollama",
+            {"content-type": "application/x-ndjson"},
+            {"error parsing tool call": "invalid character 'x' looking for a value"},
+            "malformed_tool_call",
+        ),
+        # an answer with nothing in it
+        ("proxy", {}, {"choices": []}, "network"),
     ],
 )
 def test_failure_shapes_in_a_2xx_body(
