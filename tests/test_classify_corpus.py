@@ -3,8 +3,8 @@
 ``classify_corpus.jsonl`` must stay at 100%, line by line. ``classify_corpus_2026.jsonl``
 (described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
 against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
-line, and so are ``heldout2`` to ``heldout5`` (rounds 2 to 5's held-out sets, read in the
-rounds after); ``heldout6`` is a fresh held-out set no rule was written against, scored
+line, and so are ``heldout2`` to ``heldout6`` (rounds 2 to 6's held-out sets, read in the
+rounds after); ``heldout7`` is a fresh held-out set no rule was written against, scored
 only in aggregate (no per-line test, no failing case printed) so the score stays an honest
 estimate of accuracy on failures the rules have not seen.
 """
@@ -25,7 +25,16 @@ CORPUS_2026 = Path(__file__).parent / "data" / "classify_corpus_2026.jsonl"
 THRESHOLD = 0.97
 HELDOUT_THRESHOLD = 0.97
 HELDOUT_MIN = 50
-SPLITS = {"tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"}
+SPLITS = {
+    "tune",
+    "heldout",
+    "heldout2",
+    "heldout3",
+    "heldout4",
+    "heldout5",
+    "heldout6",
+    "heldout7",
+}
 
 
 def _rows(path: Path = CORPUS) -> list[dict[str, Any]]:
@@ -56,8 +65,10 @@ HELDOUT3 = [r for r in ROWS_2026 if r.get("split") == "heldout3"]
 HELDOUT4 = [r for r in ROWS_2026 if r.get("split") == "heldout4"]
 # Round 5's held-out split: 68/76 (89.5%) when it was held out; round 6 read it.
 HELDOUT5 = [r for r in ROWS_2026 if r.get("split") == "heldout5"]
+# Round 6's held-out split: 81/90 (90.0%) when it was held out; round 7 read it.
+HELDOUT6 = [r for r in ROWS_2026 if r.get("split") == "heldout6"]
 # Never printed per line, never read to write a rule.
-FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout6"]
+FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout7"]
 
 
 def _verdict(row: dict[str, Any]) -> tuple[str, bool]:
@@ -117,7 +128,7 @@ def test_2026_heldout1_line(row: dict[str, Any]) -> None:
     )
 
 
-READ_HELDOUT = HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5
+READ_HELDOUT = HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6
 
 
 @pytest.mark.parametrize("row", READ_HELDOUT, ids=[r["id"] for r in READ_HELDOUT])
@@ -129,25 +140,25 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-02, round 6): 81 of 90 lines.
-HELDOUT6_MEASURED = 81 / 90
+#: The fresh held-out split's accuracy, measured once (2026-12-02, round 7): 59 of 70 lines.
+HELDOUT7_MEASURED = 59 / 70
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
-    """The fresh held-out split (``heldout6``), in aggregate only: its lines' ids, bodies and
+    """The fresh held-out split (``heldout7``), in aggregate only: its lines' ids, bodies and
     labels are never printed, so that tuning the rules on its failures stays impossible by
     accident."""
     if not FRESH:
-        pytest.skip("no 'heldout6' lines in tests/data/classify_corpus_2026.jsonl")
+        pytest.skip("no 'heldout7' lines in tests/data/classify_corpus_2026.jsonl")
     assert len(FRESH) >= HELDOUT_MIN, "the fresh held-out split should hold at least 50 failures"
     hits = sum(_verdict(r) == (r["kind"], r["retryable"]) for r in FRESH)
     accuracy = hits / len(FRESH)
-    score = f"2026 fresh held-out (heldout6) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
+    score = f"2026 fresh held-out (heldout7) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 6's rules were frozen: 81/90 (90.0%), short of the 97% target
+    # Scored once, after round 7's rules were frozen: 59/70 (84.3%), short of the 97% target
     # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a
     # regression; a later round that tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT6_MEASURED, score
+    assert accuracy >= HELDOUT7_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:
