@@ -25,18 +25,21 @@ import time
 
 from surefoot._classify import _bedrock
 from surefoot._classify._build import build, fallback_error, refine, retry_hint
-from surefoot._classify._dialects import json_finding
+from surefoot._classify._envelopes import (
+    broken_json_error,
+    error_in_body,
+    opens_like_an_error,
+    proto_text_finding,
+)
 from surefoot._classify._input import MAX_BODY_BYTES, Body, decode_body
-from surefoot._classify._kinds import Kind
 from surefoot._classify._response import (
     FINISH_REASONS,
     inspect_object,
-    reason_finding,
     refusal_finding,
     responses_finding,
 )
 from surefoot._classify._rules import Finding, decide, transport_finding
-from surefoot._classify._util import as_dict, as_list, as_str
+from surefoot._classify._util import as_dict, as_str
 from surefoot.errors import SurefootError
 
 __all__ = ["classify_event", "inspect_response", "scan_success"]
@@ -72,101 +75,13 @@ def _finish(
     )
 
 
-def _error_in_body(obj: object) -> Finding | None:
-    if isinstance(obj, list) and obj:
-        obj = obj[0]  # Gemini's REST stream: a JSON array of chunks, the error as one of them
-    d = as_dict(obj)
-    if d is None:
-        return None
-    if d.get("error") or d.get("object") == "error" or d.get("type") == "error":
-        return json_finding(d, {}, None)
-    # Bedrock ConverseStream's exception members, as an SDK prints the event
-    # (``{"throttlingException": {"message": ...}}``)
-    if len(d) == 1:
-        ((key, value),) = d.items()
-        if key.lower().endswith("exception") and as_dict(value) is not None:
-            return _bedrock.extract(value, {":exception-type": key}, force=True)
-    # Cloudflare's envelope: ``{"success": false, "errors": [{"code": ..., "message": ...}]}``
-    if d.get("success") is False:
-        first = next((as_dict(e) for e in as_list(d.get("errors")) if as_dict(e)), None)
-        if first is not None and isinstance(first.get("message"), str):
-            code = first.get("code")
-            return Finding(
-                "json", message=first["message"][:4096], codes=[str(code)] if code else []
-            )
-    # a bare error envelope and nothing else (Bedrock's stream sends ``{"message": "The model
-    # returned the following errors: ..."}`` with status 200): no success member beside it
-    if d.keys() <= _BARE_ERROR_KEYS and (
-        isinstance(d.get("message"), str) or isinstance(d.get("Message"), str)
-    ):
-        return json_finding(d, {}, None)
-    # a message with an HTTP error status as its code (OpenRouter's mid-stream
-    # ``{"message": "Upstream error from ...", "code": 502, "metadata": {...}}``)
-    code = d.get("code")
-    if (
-        isinstance(code, int)
-        and not isinstance(code, bool)
-        and 400 <= code <= 599
-        and isinstance(d.get("message"), str)
-        and _ANSWER_KEYS.isdisjoint(d)
-    ):
-        return json_finding(d, {}, None)
-    # a small object of bookkeeping and one message, no success member (a gateway's
-    # ``{"html-message": "Network connection lost."}``, an agent service's stream event
-    # ``{"sequence_number": 3, "code": ..., "message": ...}``)
-    if len(d) <= 6 and _SUCCESS_KEYS.isdisjoint(d):
-        text = next(
-            (
-                v
-                for k, v in d.items()
-                if isinstance(v, str) and v and ("message" in k.lower() or k == "detail")
-            ),
-            "",
-        )
-        if text:
-            f = json_finding(d, {}, None) or Finding("text")
-            if not f.message:
-                f.message = text[:4096]
-            return f
-    # an error named by its key (Ollama's stream: ``{"error parsing tool call": "invalid
-    # character ..."}``)
-    if len(d) <= 2:
-        for k, v in d.items():
-            if isinstance(v, str) and k.lower().startswith("error "):
-                return Finding("text", message=f"{k[:256]}: {v[:4096]}")
-    # an answer with nothing in it: no choice, no id, no usage (a proxy's empty reply)
-    if d == {"choices": []}:
-        f = Finding("text", message="the response has no choices", kind=Kind.NETWORK)
-        f.reason = "an empty 2xx body (no choices)"
-        return f
-    return None
-
-
-#: The members a body may have to be nothing but an error message.
-_BARE_ERROR_KEYS = frozenset(
-    ("message", "Message", "__type", "code", "type", "status", "request_id", "requestId")
-)
-#: Members that carry an answer's content.
-_ANSWER_KEYS = frozenset(("choices", "candidates", "output", "content", "delta", "text"))
-#: Members that make a body an answer (or part of one), whatever else it holds.
-_SUCCESS_KEYS = frozenset(
-    (
-        "choices", "candidates", "output", "content", "data", "delta", "response", "text",
-        "usage", "embeddings", "results", "completion", "generations", "outputs",
-        "predictions", "object", "model", "id", "messageStart", "contentBlockDelta",
-        "contentBlockStart", "contentBlockStop", "messageStop", "metadata", "done",
-        "stop_reason", "stopReason", "finish_reason", "role",
-    )
-)  # fmt: skip
-
-
 def inspect_response(
     body: object, *, provider: str | None = None, model: str | None = None
 ) -> SurefootError | None:
     """The failure inside an HTTP 200 JSON body, or ``None`` when the response is fine."""
     try:
         obj = decode_body(body).obj if isinstance(body, (bytes, bytearray, str)) else body
-        f = _error_in_body(obj) or inspect_object(obj)
+        f = error_in_body(obj) or inspect_object(obj)
         if f is None:
             return None
         return _finish(f, provider=provider, model=model, in_stream=False)
@@ -196,58 +111,13 @@ def _event_finding(name: str, obj: object, text: str) -> Finding | None:
             return responses_finding(as_dict(d.get("response")) or {})
         if lname in _REFUSAL_EVENTS or typ in _REFUSAL_EVENTS:
             return refusal_finding(d.get("refusal") or d.get("delta"))
-        f = _error_in_body(d)
+        f = error_in_body(d)
         if f is not None:
             return f
         return inspect_object(d, check_tool_args=False)
     if lname == "error":
         return Finding("text", message=text[:4096])
-    return _broken_json_error(text)
-
-
-_BROKEN_ERROR = re.compile(r'^\s*\{\s*"error"\s*:')
-_JSON_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
-_JSON_TYPE = re.compile(r'"(?:type|code)"\s*:\s*"([\w.-]{1,128})"')
-
-
-def _broken_json_error(text: str) -> Finding | None:
-    """An error object whose JSON does not parse (a server's typo: ``...,"code":null)}``):
-    its message and type read by pattern, so that the failure is not lost."""
-    if not text or _BROKEN_ERROR.match(text) is None:
-        return None
-    m = _JSON_MESSAGE.search(text, 0, 8192)
-    if m is None:
-        return None
-    t = _JSON_TYPE.search(text, 0, 8192)
-    return Finding("text", message=m.group(1), codes=[t.group(1)] if t else [])
-
-
-# A plain-text 2xx body read as a failure only when it opens like one (never an answer that
-# happens to mention a timeout).
-_ERROR_OPENING = re.compile(
-    r"\W{0,3}(error\b|[\w.]*(error|exception)\b|stream (disconnected|closed|ended)|connection\b"
-    r"|request (failed|timed out)|failed to\b|timed out|socket\b|network\b)",
-    re.IGNORECASE,
-)
-# The protocol-buffer text format an SDK prints a response in ("candidates {\n
-# finish_reason: BLOCKLIST ...", Vertex's Python SDK): its finish and block reasons.
-_PROTO_REASON = re.compile(r"\b(finish_reason|block_reason): *([A-Z][A-Z_]{1,40})\b")
-
-
-def _proto_text_finding(text: str) -> Finding | None:
-    for m in _PROTO_REASON.finditer(text[: 1 << 16]):
-        field, value = m.group(1), m.group(2)
-        if field == "block_reason":
-            if value != "BLOCK_REASON_UNSPECIFIED":
-                blocked = Finding("gemini", message=f"prompt blocked: {value}", codes=[value])
-                blocked.kind = Kind.CONTENT_FILTERED
-                blocked.reason = "block_reason (protobuf text)"
-                return blocked
-            continue
-        found = reason_finding(value, "", "finish_reason")
-        if found is not None:
-            return found
-    return None
+    return broken_json_error(text)
 
 
 def classify_event(
@@ -371,8 +241,8 @@ def scan_success(
     if body.obj is None:
         # not JSON: a protocol-buffer text dump, or a client's message for a broken exchange
         text = body.text
-        f = _proto_text_finding(text) if "_reason:" in text else None
-        if f is None and len(text) <= 4096 and _ERROR_OPENING.match(text) is not None:
+        f = proto_text_finding(text) if "_reason:" in text else None
+        if f is None and len(text) <= 4096 and opens_like_an_error(text):
             f = transport_finding(text)
         return None if f is None else _finish(f, provider=provider, model=model, in_stream=False)
     return inspect_response(body.obj, provider=provider, model=model)

@@ -1,0 +1,224 @@
+"""Failures in the shape of a 2xx body (or of one stream event's data): the error envelopes
+that are not a provider's own HTTP error dialect.
+
+:func:`error_in_body` tries :data:`SHAPES` in order, each a small recogniser of one envelope
+(an ``error`` member, Bedrock's exception members, Cloudflare's ``errors`` list, a bare
+message, a status-coded message, a key that names the error, an empty answer); the first to
+answer wins. Text that is not JSON has its own: an error object whose JSON does not parse
+(:func:`broken_json_error`), an SDK's protocol-buffer text dump (:func:`proto_text_finding`),
+and the test that a plain-text body opens like an error message (:func:`opens_like_an_error`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from surefoot._classify import _bedrock
+from surefoot._classify._dialects import json_finding
+from surefoot._classify._kinds import Kind
+from surefoot._classify._response import reason_finding
+from surefoot._classify._rules import Finding
+from surefoot._classify._util import as_dict, as_list
+
+__all__ = [
+    "SHAPES",
+    "broken_json_error",
+    "error_in_body",
+    "opens_like_an_error",
+    "proto_text_finding",
+]
+
+#: The members a body may have to be nothing but an error message.
+_BARE_ERROR_KEYS = frozenset(
+    ("message", "Message", "__type", "code", "type", "status", "request_id", "requestId")
+)
+#: Members that carry an answer's content.
+_ANSWER_KEYS = frozenset(("choices", "candidates", "output", "content", "delta", "text"))
+#: Members that make a body an answer (or part of one), whatever else it holds.
+_SUCCESS_KEYS = frozenset(
+    (
+        "choices", "candidates", "output", "content", "data", "delta", "response", "text",
+        "usage", "embeddings", "results", "completion", "generations", "outputs",
+        "predictions", "object", "model", "id", "messageStart", "contentBlockDelta",
+        "contentBlockStart", "contentBlockStop", "messageStop", "metadata", "done",
+        "stop_reason", "stopReason", "finish_reason", "role",
+    )
+)  # fmt: skip
+
+
+def _error_member(d: dict[str, Any]) -> Finding | None:
+    """``{"error": ...}``, ``{"object": "error", ...}``, ``{"type": "error", ...}``."""
+    if d.get("error") or d.get("object") == "error" or d.get("type") == "error":
+        return json_finding(d, {}, None)
+    return None
+
+
+def _exception_member(d: dict[str, Any]) -> Finding | None:
+    """Bedrock ConverseStream's exception members, as an SDK prints the event
+    (``{"throttlingException": {"message": ...}}``)."""
+    if len(d) != 1:
+        return None
+    ((key, value),) = d.items()
+    if key.lower().endswith("exception") and as_dict(value) is not None:
+        return _bedrock.extract(value, {":exception-type": key}, force=True)
+    return None
+
+
+def _errors_list(d: dict[str, Any]) -> Finding | None:
+    """Cloudflare's ``{"success": false, "errors": [{"code": ..., "message": ...}]}``."""
+    if d.get("success") is not False:
+        return None
+    first = next((as_dict(e) for e in as_list(d.get("errors")) if as_dict(e)), None)
+    if first is None or not isinstance(first.get("message"), str):
+        return None
+    code = first.get("code")
+    return Finding("json", message=first["message"][:4096], codes=[str(code)] if code else [])
+
+
+def _bare_message(d: dict[str, Any]) -> Finding | None:
+    """An error envelope and nothing else (Bedrock's stream sends ``{"message": "The model
+    returned the following errors: ..."}`` with status 200)."""
+    if d.keys() <= _BARE_ERROR_KEYS and (
+        isinstance(d.get("message"), str) or isinstance(d.get("Message"), str)
+    ):
+        return json_finding(d, {}, None)
+    return None
+
+
+def _status_coded_message(d: dict[str, Any]) -> Finding | None:
+    """A message with an HTTP error status as its code (OpenRouter's mid-stream
+    ``{"message": "Upstream error from ...", "code": 502, "metadata": {...}}``)."""
+    code = d.get("code")
+    if (
+        isinstance(code, int)
+        and not isinstance(code, bool)
+        and 400 <= code <= 599
+        and isinstance(d.get("message"), str)
+        and _ANSWER_KEYS.isdisjoint(d)
+    ):
+        return json_finding(d, {}, None)
+    return None
+
+
+def _small_message(d: dict[str, Any]) -> Finding | None:
+    """A small object of bookkeeping and one message, no success member (a gateway's
+    ``{"html-message": "Network connection lost."}``, an agent service's stream event
+    ``{"sequence_number": 3, "code": ..., "message": ...}``, ``{"detail": "..."}``)."""
+    if len(d) > 6 or not _SUCCESS_KEYS.isdisjoint(d):
+        return None
+    text = next(
+        (
+            v
+            for k, v in d.items()
+            if isinstance(v, str) and v and ("message" in k.lower() or k == "detail")
+        ),
+        "",
+    )
+    if not text:
+        return None
+    f = json_finding(d, {}, None) or Finding("text")
+    if not f.message:
+        f.message = text[:4096]
+    return f
+
+
+def _error_named_key(d: dict[str, Any]) -> Finding | None:
+    """An error named by its key (Ollama's stream: ``{"error parsing tool call": "invalid
+    character ..."}``)."""
+    if len(d) > 2:
+        return None
+    for k, v in d.items():
+        if isinstance(v, str) and k.lower().startswith("error "):
+            return Finding("text", message=f"{k[:256]}: {v[:4096]}")
+    return None
+
+
+def _empty_answer(d: dict[str, Any]) -> Finding | None:
+    """An answer with nothing in it: no choice, no id, no usage (a proxy's empty reply)."""
+    if d != {"choices": []}:
+        return None
+    f = Finding("text", message="the response has no choices", kind=Kind.NETWORK)
+    f.reason = "an empty 2xx body (no choices)"
+    return f
+
+
+#: The envelope recognisers, in the order :func:`error_in_body` tries them.
+SHAPES: tuple[Callable[[dict[str, Any]], Finding | None], ...] = (
+    _error_member,
+    _exception_member,
+    _errors_list,
+    _bare_message,
+    _status_coded_message,
+    _small_message,
+    _error_named_key,
+    _empty_answer,
+)
+
+
+def error_in_body(obj: object) -> Finding | None:
+    """The failure an error envelope in a 2xx body (or an event's data) reports, or ``None``."""
+    if isinstance(obj, list) and obj:
+        obj = obj[0]  # Gemini's REST stream: a JSON array of chunks, the error as one of them
+    d = as_dict(obj)
+    if d is None:
+        return None
+    for shape in SHAPES:
+        f = shape(d)
+        if f is not None:
+            return f
+    return None
+
+
+_BROKEN_ERROR = re.compile(r'^\s*\{\s*"error"\s*:')
+_JSON_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
+_JSON_TYPE = re.compile(r'"(?:type|code)"\s*:\s*"([\w.-]{1,128})"')
+
+
+def broken_json_error(text: str) -> Finding | None:
+    """An error object whose JSON does not parse (a server's typo: ``...,"code":null)}``):
+    its message and type read by pattern, so that the failure is not lost."""
+    if not text or _BROKEN_ERROR.match(text) is None:
+        return None
+    m = _JSON_MESSAGE.search(text, 0, 8192)
+    if m is None:
+        return None
+    t = _JSON_TYPE.search(text, 0, 8192)
+    return Finding("text", message=m.group(1), codes=[t.group(1)] if t else [])
+
+
+# A plain-text 2xx body is read as a failure only when it opens like one (never an answer that
+# happens to mention a timeout).
+_ERROR_OPENING = re.compile(
+    r"\W{0,3}(error\b|[\w.]*(error|exception)\b|stream (disconnected|closed|ended)|connection\b"
+    r"|request (failed|timed out)|failed to\b|timed out|socket\b|network\b)",
+    re.IGNORECASE,
+)
+
+
+def opens_like_an_error(text: str) -> bool:
+    """Whether plain ``text`` starts the way a client's error message does."""
+    return _ERROR_OPENING.match(text) is not None
+
+
+# The protocol-buffer text format an SDK prints a response in ("candidates {\n
+# finish_reason: BLOCKLIST ...", Vertex's Python SDK): its finish and block reasons.
+_PROTO_REASON = re.compile(r"\b(finish_reason|block_reason): *([A-Z][A-Z_]{1,40})\b")
+
+
+def proto_text_finding(text: str) -> Finding | None:
+    """The failing finish or block reason in a protocol-buffer text dump, or ``None``."""
+    for m in _PROTO_REASON.finditer(text[: 1 << 16]):
+        field, value = m.group(1), m.group(2)
+        if field == "block_reason":
+            if value != "BLOCK_REASON_UNSPECIFIED":
+                blocked = Finding("gemini", message=f"prompt blocked: {value}", codes=[value])
+                blocked.kind = Kind.CONTENT_FILTERED
+                blocked.reason = "block_reason (protobuf text)"
+                return blocked
+            continue
+        found = reason_finding(value, "", "finish_reason")
+        if found is not None:
+            return found
+    return None
