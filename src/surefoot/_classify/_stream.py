@@ -15,6 +15,11 @@ Events read by :func:`classify_event`:
 - Bedrock event-stream exceptions: the event name is the frame's ``:exception-type``
   (``throttlingException``, ``modelStreamErrorException``...), the data its JSON payload.
 
+Error envelopes that are not a provider's HTTP dialect (a bare message, Bedrock's exception
+members, Cloudflare's ``errors`` list, ...), broken JSON and protocol-buffer text dumps are
+recognised in :mod:`surefoot._classify._envelopes`; a parsed JSON body sent with an
+event-stream content type is one event's data (or a list of them).
+
 A 5xx-class failure during a stream is retryable (``in_stream``).
 """
 
