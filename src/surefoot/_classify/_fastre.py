@@ -298,6 +298,14 @@ class RuleTable(Generic[T]):
                 [lits for row in self._sets for _, lits in row if lits is not None],
             )
 
+    def _first_unlowered(self, text: str) -> int:
+        """The first matching row by the original ``IGNORECASE`` patterns (text whose
+        lower-casing the fast tables cannot trust)."""
+        for i, (_, pattern) in enumerate(self._rows):
+            if pattern.search(text):
+                return i
+        return -1
+
     def first(self, text: str, low: str | None) -> T | None:
         """The value of the first row matching ``text``; ``low`` is ``text.lower()`` when
         ``text`` is ASCII, else ``None``."""
@@ -310,10 +318,7 @@ class RuleTable(Generic[T]):
         if not text:
             return -1
         if low is None:
-            for i, (_, pattern) in enumerate(self._rows):
-                if pattern.search(text):
-                    return i
-            return -1
+            return self._first_unlowered(text)
         scan = self._scan
         if scan is None:
             return self.first_index_by_row(text, low)
@@ -333,15 +338,13 @@ class RuleTable(Generic[T]):
         return -1
 
     def first_index_by_row(self, text: str, low: str | None) -> int:
-        """:meth:`first_index` row by row, each row's literals tested on their own (the
-        path before the one-scan pre-filter; kept as a reference for the tests)."""
+        """:meth:`first_index` row by row, each row's literals tested on their own: the path
+        of a table shorter than :data:`SCAN_MIN_ROWS`, and the reference the one-scan path is
+        tested against."""
         if not text:
             return -1
         if low is None:
-            for i, (_, pattern) in enumerate(self._rows):
-                if pattern.search(text):
-                    return i
-            return -1
+            return self._first_unlowered(text)
         has = low.__contains__
         for i, row_lits, pieces in self._fast:
             # the literal checks in C (``any`` over ``map``), not one bytecode loop per literal

@@ -15,7 +15,6 @@ import argparse
 import asyncio
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -87,7 +86,8 @@ def _run(args: argparse.Namespace) -> int:
     from surefoot.cli._out import clean
 
     # Imported here so that a Ctrl-C while the client's dependencies load is a clean stop too.
-    from surefoot.demo import Timeline, make_console, run_demo, to_json, write_html
+    from surefoot.cli._report import finish, html_target
+    from surefoot.demo import Timeline, make_console, run_demo
 
     err = make_console(sys.stderr)
     try:
@@ -95,9 +95,8 @@ def _run(args: argparse.Namespace) -> int:
     except (TypeError, ValueError) as exc:
         err.print(clean(f"surefoot demo: {exc}"), markup=False, highlight=False, soft_wrap=True)
         return 2
-    html = Path(args.html) if args.html else None
-    if html is not None and not html.parent.is_dir():
-        err.print(f"surefoot demo: no such directory for --html: {html.parent}", markup=False)
+    usable, html = html_target(args.html, err, "surefoot demo")
+    if not usable:
         return 2
     console = err if args.json else make_console(sys.stdout)
     timeline = Timeline(console)
@@ -105,13 +104,4 @@ def _run(args: argparse.Namespace) -> int:
         result = asyncio.run(run_demo(options, sink=timeline))
     finally:
         timeline.close()
-    if html is not None:
-        try:
-            write_html(result, html)
-        except OSError as exc:
-            err.print(f"surefoot demo: cannot write {html}: {exc.strerror}", markup=False)
-            return 2
-        console.print(f"HTML report: {html}", markup=False)
-    if args.json:
-        print(to_json(result))
-    return 0 if result.passed else 1
+    return finish(result, html, args.json, console, err, "surefoot demo")

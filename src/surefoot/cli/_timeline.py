@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 __all__ = ["register", "run"]
@@ -33,7 +32,8 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from surefoot._version import __version__
-    from surefoot.demo import Timeline, make_console, to_json, write_html
+    from surefoot.cli._report import finish, html_target
+    from surefoot.demo import Timeline, make_console
     from surefoot.demo._events import EventLogError, load_events
 
     err = make_console(sys.stderr)
@@ -47,9 +47,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result = loaded.result
     result.version = __version__
-    html = Path(args.html) if args.html else None
-    if html is not None and not html.parent.is_dir():
-        err.print(f"surefoot timeline: no such directory for --html: {html.parent}", markup=False)
+    usable, html = html_target(args.html, err, "surefoot timeline")
+    if not usable:
         return 2
     console = err if args.json else make_console(sys.stdout)
     timeline = Timeline(console)
@@ -67,13 +66,4 @@ def run(args: argparse.Namespace) -> int:
         console.print(
             f"{loaded.skipped} line(s) skipped: unknown events or a newer format", markup=False
         )
-    if html is not None:
-        try:
-            write_html(result, html)
-        except OSError as exc:
-            err.print(f"surefoot timeline: cannot write {html}: {exc.strerror}", markup=False)
-            return 2
-        console.print(f"HTML report: {html}", markup=False)
-    if args.json:
-        print(to_json(result))
-    return 0 if result.passed else 1
+    return finish(result, html, args.json, console, err, "surefoot timeline")
