@@ -74,7 +74,7 @@ def _errors_list(d: dict[str, Any]) -> Finding | None:
     if first is None or not isinstance(first.get("message"), str):
         return None
     code = first.get("code")
-    return Finding("json", message=first["message"][:4096], codes=[str(code)] if code else [])
+    return Finding("generic", message=first["message"][:4096], codes=[str(code)] if code else [])
 
 
 def _bare_message(d: dict[str, Any]) -> Finding | None:
