@@ -3,8 +3,8 @@
 ``classify_corpus.jsonl`` must stay at 100%, line by line. ``classify_corpus_2026.jsonl``
 (described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
 against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
-line, and so are ``heldout2`` to ``heldout6`` (rounds 2 to 6's held-out sets, read in the
-rounds after); ``heldout7`` is a fresh held-out set no rule was written against, scored
+line, and so are ``heldout2`` to ``heldout7`` (rounds 2 to 7's held-out sets, read in the
+rounds after); ``heldout8`` is a fresh held-out set no rule was written against, scored
 only in aggregate (no per-line test, no failing case printed) so the score stays an honest
 estimate of accuracy on failures the rules have not seen.
 """
@@ -34,6 +34,7 @@ SPLITS = {
     "heldout5",
     "heldout6",
     "heldout7",
+    "heldout8",
 }
 
 
@@ -58,6 +59,16 @@ DOUBTED = {
     # an image sent to a text-only model, in the words of an image-preprocessing failure
     # ("please provide valid images"): the label says capability, the text says request
     "fireworks-400-text-model-cannot-preprocess-image": ("invalid_request", False),
+    # heldout7 (round 8): labels decided by context the failure does not carry -- the audit
+    # read each source; a reader of the failure alone labels them as the classifier does
+    # the words of two capability lines (heldout2, heldout5); the audit knew this beta name
+    # never existed
+    "anthropic-unexpected-beta-header-computer-use-400": ("capability_mismatch", False),
+    # "Unknown parameter: 'tool_resources'": that a newer API version has it is not in the body
+    "azure-assistants-tool-resources-unknown-old-api-version": ("invalid_request", False),
+    # "The model ... does not exist for router `ocr`": that a content part was routed there is
+    # not in the body
+    "mistral-document-url-on-chat-model-ocr-router-404": ("model_not_found", False),
 }
 # Round 3's held-out split: 72/97 (74.2%) when it was held out; round 4 read it.
 HELDOUT3 = [r for r in ROWS_2026 if r.get("split") == "heldout3"]
@@ -67,8 +78,10 @@ HELDOUT4 = [r for r in ROWS_2026 if r.get("split") == "heldout4"]
 HELDOUT5 = [r for r in ROWS_2026 if r.get("split") == "heldout5"]
 # Round 6's held-out split: 81/90 (90.0%) when it was held out; round 7 read it.
 HELDOUT6 = [r for r in ROWS_2026 if r.get("split") == "heldout6"]
+# Round 7's held-out split: 59/70 (84.3%) when it was held out; round 8 read it.
+HELDOUT7 = [r for r in ROWS_2026 if r.get("split") == "heldout7"]
 # Never printed per line, never read to write a rule.
-FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout7"]
+FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout8"]
 
 
 def _verdict(row: dict[str, Any]) -> tuple[str, bool]:
@@ -128,7 +141,7 @@ def test_2026_heldout1_line(row: dict[str, Any]) -> None:
     )
 
 
-READ_HELDOUT = HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6
+READ_HELDOUT = HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7
 
 
 @pytest.mark.parametrize("row", READ_HELDOUT, ids=[r["id"] for r in READ_HELDOUT])

@@ -704,6 +704,138 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "permission_denied",
         False,
     ),
+    # round 8: a feature's own sub-field named extra is the request's spelling, not a gap
+    (
+        "feature-subfield-extra-thinking",
+        "anthropic",
+        400,
+        _anthropic("thinking.budget.mode: Extra inputs are not permitted"),
+        "invalid_request",
+        False,
+    ),
+    (
+        "feature-subfield-extra-tools-cache-control",
+        "vertex",
+        400,
+        _anthropic("tools.3.cache_control.ttl_seconds: Extra inputs are not permitted"),
+        "invalid_request",
+        False,
+    ),
+    (
+        "feature-field-itself-extra-stays-capability",
+        "bedrock",
+        400,
+        {"message": "messages.1.content.0.cache_control: Extra inputs are not permitted"},
+        "capability_mismatch",
+        False,
+    ),
+    # a token the input may not hold is the data's fault, not a credential's
+    (
+        "input-forbidden-token-training-file",
+        "openai",
+        400,
+        _openai("Line 88 of the training file includes a forbidden token: <|endoftext|>."),
+        "invalid_request",
+        False,
+    ),
+    (
+        "input-disallowed-special-token",
+        "together",
+        400,
+        _openai("Encountered disallowed special token '<|im_start|>' in the prompt."),
+        "invalid_request",
+        False,
+    ),
+    (
+        "auth-invalid-token-stays-auth",
+        "openrouter",
+        401,
+        _openai("Invalid token: the bearer credential could not be verified.", typ="auth"),
+        "auth_failed",
+        False,
+    ),
+    # ids of earlier tool calls break a format rule: the caller's history, whatever the type
+    (
+        "tool-call-id-format-typed-function-call",
+        "mistral",
+        400,
+        {
+            "object": "error",
+            "message": "tool_call_id 'call-abc_123' should be exactly 9 alphanumeric characters",
+            "type": "invalid_function_call",
+            "code": "3280",
+        },
+        "invalid_request",
+        False,
+    ),
+    (
+        "tool-use-id-pattern",
+        "anthropic",
+        400,
+        _anthropic("messages.4.content.0.tool_use_id: does not match pattern ^[a-zA-Z0-9_-]+$"),
+        "invalid_request",
+        False,
+    ),
+    # a request body over a server's buffer limit, in a framework's words
+    (
+        "request-body-length-limit-413",
+        "ollama",
+        413,
+        "error reading the request body: size limit reached",
+        "invalid_request",
+        False,
+    ),
+    (
+        "request-body-length-limit-text",
+        "vllm",
+        400,
+        {"detail": "Payload body exceeds the length limit of 4194304"},
+        "invalid_request",
+        False,
+    ),
+    # "invalid arguments": as weak as a generic code, so it answers only without a status
+    # that names the cause
+    (
+        "weak-invalid-parameters-event",
+        "xai",
+        200,
+        {"type": "error", "code": None, "message": "Invalid parameters supplied to the model."},
+        "invalid_request",
+        False,
+    ),
+    (
+        "weak-invalid-request-under-503",
+        "proxy",
+        503,
+        "Invalid request: the upstream pool is draining, try later.",
+        "server_error",
+        True,
+    ),
+    # an aborted exchange, a stream that stopped short of its end
+    (
+        "transport-request-aborted",
+        "network",
+        None,
+        "AbortError: The request was aborted.",
+        "network",
+        True,
+    ),
+    (
+        "transport-stream-finished-before-final",
+        "bedrock",
+        None,
+        "Stream finished unexpectedly before the final messageStop event",
+        "network",
+        True,
+    ),
+    (
+        "transport-aborted-due-to-timeout",
+        "network",
+        None,
+        "TimeoutError: The operation was aborted due to timeout",
+        "timeout",
+        True,
+    ),
 ]
 
 

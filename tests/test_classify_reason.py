@@ -87,6 +87,11 @@ def test_numbers_in_limit_messages() -> None:
         "about 138956 tokens (7884 of text input, 131072 in the output)."
     )
     err = classify(400, {}, {"error": {"message": msg, "code": 400}}, provider="openrouter")
+    # an output budget equal to the window: input and output together are over it
+    assert err.kind == "context_too_long" and "output tokens alone" not in _by(err)
+    over = msg.replace("131072 in the output", "200000 in the output")
+    err = classify(400, {}, {"error": {"message": over, "code": 400}}, provider="openrouter")
+    # an output budget larger than the window: no input is short enough, lower max_tokens
     assert err.kind == "invalid_request" and "output tokens alone" in _by(err)
     msg = (
         "Rate limit reached for model `m` on tokens per minute (TPM): Limit 7000, Used 0, "

@@ -261,7 +261,7 @@ class _Scan:
 class RuleTable(Generic[T]):
     """An ordered ``(value, pattern)`` table answering "the first row that matches"."""
 
-    __slots__ = ("_fast", "_rows", "_scan", "_sets")
+    __slots__ = ("_any", "_fast", "_rows", "_scan", "_sets")
 
     def __init__(self, rows: Sequence[tuple[T, re.Pattern[str]]]) -> None:
         self._rows = tuple(rows)
@@ -292,6 +292,12 @@ class RuleTable(Generic[T]):
         )
         # a short table is cheaper row by row than with one scan of all its literals
         self._scan: _Scan | None = None
+        # a short table whose every row needs a literal: one search for any of them first
+        # (most texts hold none), then row by row
+        self._any: Callable[[str], object] | None = None
+        if all(r is not None for _, r, _ in fast) and fast:
+            words = sorted({w for _, r, _ in fast for w in r or ()})
+            self._any = re.compile(trie_pattern(words), re.DOTALL).search
         if len(fast) >= SCAN_MIN_ROWS:
             self._scan = _Scan(
                 [None if r is None else frozenset(r) for _, r, _ in fast],
@@ -321,6 +327,8 @@ class RuleTable(Generic[T]):
             return self._first_unlowered(text)
         scan = self._scan
         if scan is None:
+            if self._any is not None and self._any(low) is None:
+                return -1
             return self.first_index_by_row(text, low)
         present = scan.present(low)
         mask = scan.rows(present)

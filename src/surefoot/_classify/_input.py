@@ -90,13 +90,23 @@ def loads(text: str) -> object:
 
 
 class Body:
-    """A decoded body: ``text`` (bounded) and ``obj`` (parsed JSON, or ``None``)."""
+    """A decoded body: ``text`` (bounded) and ``obj`` (parsed JSON, or ``None``).
 
-    __slots__ = ("obj", "text")
+    A body handed over already parsed keeps its value and writes its ``text`` only when a
+    reader asks (most envelopes are read from ``obj`` alone): ``source`` is that value."""
 
-    def __init__(self, text: str, obj: object) -> None:
-        self.text = text
+    __slots__ = ("_source", "_text", "obj")
+
+    def __init__(self, text: str | None, obj: object, source: object = None) -> None:
+        self._text = text
+        self._source = source
         self.obj = obj
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = text_of(self._source)
+        return self._text
 
 
 def decode_body(body: object) -> Body:
@@ -110,7 +120,7 @@ def decode_body(body: object) -> Body:
         elif isinstance(body, str):
             text = body[:MAX_BODY_BYTES]
         else:
-            return Body(text_of(body), _unwrap(body))
+            return Body(None, _unwrap(body), body)
         text = text.lstrip("\ufeff")
         return Body(text, loads(text))
     except Exception:

@@ -2,9 +2,11 @@
 
 Two messages read wrongly by their words alone:
 
-- "maximum context length is 131072 tokens ... (7884 of text input, 131072 in the output)":
-  the output budget alone fills the window, so the request asks for too many output tokens
-  (``invalid_request``: lower ``max_tokens``), not for a shorter input;
+- "maximum context length is 131072 tokens ... (7884 of text input, 200000 in the output)":
+  the output budget alone is larger than the window, so the request asks for more output
+  tokens than the model can ever give (``invalid_request``: lower ``max_tokens``), not for a
+  shorter input. An output budget *equal* to the window is input and output together over it
+  (``context_too_long``: a model with a larger window takes the same request);
 - "Rate limit reached ... tokens per minute (TPM): Limit 7000, Used 0, Requested 12903": one
   request larger than the whole per-minute budget never fits, however long it waits
   (``context_too_long``: the input must shrink).
@@ -37,7 +39,7 @@ _BUDGET = re.compile(
     r"\blimit:? ?(\d+)\b.{0,80}?\brequested:? ?~?(\d+)\b", re.IGNORECASE | re.DOTALL
 )
 
-OUTPUT_FILLS_WINDOW = "output tokens alone fill the context window (numbers in the message)"
+OUTPUT_FILLS_WINDOW = "output tokens alone exceed the context window (numbers in the message)"
 REQUEST_OVER_BUDGET = "one request exceeds the whole per-minute budget (numbers in the message)"
 
 
@@ -47,7 +49,7 @@ def limits_kind(kind: Kind, message: str) -> tuple[Kind, str] | None:
         if " in the " not in message:
             return None
         m = _WINDOW.search(message[:4096])
-        if m is not None and int(m.group(3)) >= int(m.group(1)):
+        if m is not None and int(m.group(3)) > int(m.group(1)):
             return Kind.INVALID_REQUEST, OUTPUT_FILLS_WINDOW
         return None
     if "equested" not in message:

@@ -417,7 +417,17 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.INVALID_REQUEST,
         "'maximum allowed number of bytes' (body size)",
-        r"(maximum|max|allowed) (allowed )?(number of )?bytes\b|request body size\b",
+        r"(maximum|max|allowed) (allowed )?(number of )?bytes\b|request body size\b"
+        r"|(request|payload) body\b[^.\n]{0,30}\b(length|size) limit",
+    ),
+    # the ids of earlier tool calls, which the caller sends back, breaking a format rule
+    # ("Tool call id was toolu_01... but must be a-z, A-Z, 0-9"): the request, not the model's
+    # output, whatever code names a function call
+    (
+        K.INVALID_REQUEST,
+        "'tool call id ... must be' (ids the caller sent)",
+        r"tool[_ ]?(call|use)[_ ]?ids?\b[^.\n]{0,80}\b(must (be|match|contain|have)|should be"
+        r"|is not valid|is invalid|are invalid|does not match|doesn'?t match|expected to)",
     ),
     (
         K.AUTH_FAILED,
@@ -473,7 +483,11 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         # other runtimes' words (Node, Go, Rust hyper, Java, .NET, browsers)
         r"|ehostunreach|enetunreach|econnaborted|eai_again|incompletemessage|connectionreset"
         r"|no such host|failed to connect|while sending the request|networkerror|failed to "
-        r"fetch|connection broken",
+        r"fetch|connection broken"
+        # an aborted exchange (a fetch AbortError), a stream that stopped short of its end
+        r"|(operation|request|stream|fetch|connection) (was|has been) aborted|aborterror"
+        r"|stream (ended|closed|finished|stopped)( unexpectedly| prematurely| early)? (without"
+        r"|before)",
     ),
 )
 
@@ -560,6 +574,15 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     ),
     # a per-minute or per-second budget named as what was exceeded ("Tokens per minute limit
     # exceeded - too many tokens processed"): the window refills
+    # a token the input may not hold ("contains an invalid token: <|fim_suffix|>", "disallowed
+    # special token"): the data, not a credential
+    (
+        K.INVALID_REQUEST,
+        "'contains an invalid token' (input data)",
+        r"(contains?|containing|found|encountered|includes?)( an?)? (invalid|forbidden|disallowed"
+        r"|reserved|illegal|unsupported) (special )?tokens?\b|disallowed special tokens?"
+        r"|special tokens? (is |are )?not allowed|file format error|invalid file format",
+    ),
     (
         K.RATE_LIMIT,
         "'tokens per minute limit exceeded' (throughput window)",
@@ -708,6 +731,15 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|web_search_options|prediction|vision|images?)\b"
         r"|unknown variant ['\"`]?(image_url|image|input_audio|audio|file|video|document"
         r"|thinking|tool_use|tool_result)\b",
+    ),
+    # a sub-field of a feature named extra ("cache_control.ephemeral.scope: Extra inputs are
+    # not permitted"): the API has the feature, the request spelled it wrong
+    (
+        K.INVALID_REQUEST,
+        "'cache_control.scope: extra inputs' (a feature's own sub-field)",
+        r"\b(cache_control|eager_input_streaming|citations|thinking|context_management"
+        r"|mcp_servers)(\.\w+)+['\"`]?:? ?(extra inputs are not permitted|not permitted"
+        r"|unknown field)",
     ),
     # an API that lacks another API's features, in a validator's words ("Extra inputs are not
     # permitted, field: 'tools[0].cache_control'"): the feature, not the format
@@ -921,7 +953,12 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|network (error|failure) (occurred|while)",
     ),
     # a client's stream wrapper with no cause inside that another row read
-    (K.NETWORK, "'stream disconnected' (transport)", r"stream (disconnected|closed|ended) before"),
+    (
+        K.NETWORK,
+        "'stream disconnected' (transport)",
+        r"stream (disconnected|closed|ended|finished|stopped)( unexpectedly| prematurely| early)?"
+        r" (before|without (completing|completion|a final|the final|finishing))",
+    ),
     # schema validation wording, last: "Expected `thinking` ..., but found `text`", Bedrock's
     # "The model returned the following errors: ..."
     (
@@ -1050,6 +1087,13 @@ _TEXT = RuleTable(TEXT_RULES)
 
 _ANY_FAMILY = re.compile("|".join(p.pattern for _, _, p in CODE_FAMILIES))
 
+#: Words that say only "the request is bad" ("Invalid arguments passed to the model."): as
+#: weak as a generic ``invalid_request`` code, so they answer only where such a code would.
+_WEAK_TEXT = re.compile(
+    r"\binvalid (arguments?|parameters?|params|inputs?|values?|request|payload)\b", re.IGNORECASE
+)
+WEAK_TEXT_LABEL = "message matched 'invalid arguments' (a bad request, no cause named)"
+
 #: ``classified_by`` labels of the status fallback, computed once.
 _STATUS_LABELS: dict[int, str] = {n: f"status {n}" for n in range(100, 1000)}
 
@@ -1127,6 +1171,9 @@ def _decide(finding: Finding, status: int | None, transport: bool) -> Kind:
         if kind is not None and (generic_ok or kind is not K.INVALID_REQUEST):
             finding.reason = CODE_LABELS[c]
             return kind
+    if generic_ok and _WEAK_TEXT.search(text):
+        finding.reason = WEAK_TEXT_LABEL
+        return K.INVALID_REQUEST
     kind = kind_for_status(eff)
     if kind is None:
         finding.reason = "nothing matched"

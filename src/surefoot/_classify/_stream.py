@@ -207,8 +207,7 @@ def _iter_ndjson(text: str) -> list[tuple[str, str]]:
 def _is_sse(body: Body, h: dict[str, str]) -> bool:
     if "text/event-stream" in h.get("content-type", ""):
         return True
-    head = body.text[:256].lstrip()
-    return body.obj is None and head.startswith(("data:", "event:", ":"))
+    return body.obj is None and body.text[:256].lstrip().startswith(("data:", "event:", ":"))
 
 
 def scan_success(
