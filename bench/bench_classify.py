@@ -315,6 +315,83 @@ def throughput(rows: list[dict[str, Any]], seconds: float = 2.0) -> float:
     return n / (time.perf_counter() - start)
 
 
+#: The tree whose classifier the throughput is compared against: the last commit before the
+#: 2026 rules (override with ``SUREFOOT_CLASSIFY_BASELINE``, any git revision).
+BASELINE_REF = os.environ.get("SUREFOOT_CLASSIFY_BASELINE", "3891bfc")
+
+# One measurement, in a fresh interpreter: classifications per CPU second over the first
+# corpus, best of repeated passes for three CPU seconds (CPU time, so that another process on
+# the machine does not count against either side). argv: corpus path, then an optional
+# ``src`` directory to import surefoot from instead of the installed one.
+_RATE_CHILD = r"""
+import json, sys, time
+if len(sys.argv) > 2:
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+    sys.path.insert(0, sys.argv[2])
+import surefoot
+from surefoot._classify import classify
+if len(sys.argv) > 2:
+    assert surefoot.__file__.startswith(sys.argv[2]), surefoot.__file__
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+args = [(r["status"], r.get("headers") or {}, r["body"], r["provider"]) for r in rows]
+for s, h, b, p in args:
+    classify(s, h, b, provider=p)
+clock = time.process_time
+best = float("inf")
+end = clock() + 3.0
+while clock() < end:
+    t = clock()
+    for s, h, b, p in args:
+        classify(s, h, b, provider=p)
+    best = min(best, clock() - t)
+print(len(args) / best)
+"""
+
+
+def _rate(src: Path | None) -> float:
+    argv = [sys.executable, "-c", _RATE_CHILD, str(CORPUS)] + ([str(src)] if src else [])
+    return float(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
+
+
+def throughput_vs_baseline(rounds: int = 6) -> dict[str, Any] | None:
+    """This tree's classifier against :data:`BASELINE_REF`'s, in alternating fresh processes
+    (the machine's drift falls on both sides): the median of the per-round ratios. ``None``
+    when git or the revision is not available (a tarball, a shallow clone)."""
+    import tarfile
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = Path(tmp) / "base.tar"
+        done = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "-o", str(archive), BASELINE_REF, "src"],
+            capture_output=True,
+        )
+        if done.returncode != 0:
+            return None
+        with tarfile.open(archive) as tar:
+            tar.extractall(tmp, filter="data")
+        base_src = Path(tmp) / "src"
+        ratios: list[float] = []
+        base_rates: list[float] = []
+        ours: list[float] = []
+        for _ in range(rounds):
+            base = _rate(base_src)
+            now = _rate(None)
+            base_rates.append(base)
+            ours.append(now)
+            ratios.append(now / base)
+    ratios.sort()
+    mid = len(ratios) // 2
+    median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
+    return {
+        "baseline": BASELINE_REF,
+        "baseline_per_cpu_s": sorted(base_rates)[len(base_rates) // 2],
+        "surefoot_per_cpu_s": sorted(ours)[len(ours) // 2],
+        "ratios": ratios,
+        "median_ratio": median,
+    }
+
+
 def _ours(rows: list[dict[str, Any]]) -> dict[str, tuple[str, bool]]:
     from surefoot._classify import classify
 
@@ -405,6 +482,17 @@ def main() -> dict[str, Any]:
     new = corpus_2026()
     rate = throughput(rows)
     print(f"classifier throughput: {rate:,.0f} classifications/s over the corpus cycled")
+    base = throughput_vs_baseline()
+    if base is None:
+        print(f"throughput against {BASELINE_REF}: revision not available (needs a git clone)")
+    else:
+        spread = ", ".join(f"{r:.2f}" for r in base["ratios"])
+        print(
+            f"throughput against the classifier before the 2026 rules ({BASELINE_REF}), "
+            f"alternating processes, CPU time: {base['surefoot_per_cpu_s']:,.0f} vs "
+            f"{base['baseline_per_cpu_s']:,.0f} classifications per CPU second, "
+            f"median ratio {base['median_ratio']:.2f}x (rounds: {spread})"
+        )
     return {
         "n": n,
         "surefoot_accuracy": acc_us,
@@ -419,6 +507,7 @@ def main() -> dict[str, Any]:
         },
         "corpus_2026": new,
         "throughput_per_s": rate,
+        "throughput_vs_baseline": base,
     }
 
 

@@ -10,7 +10,7 @@ is always retryable, see :mod:`surefoot._classify._build`), and the parsed
 from __future__ import annotations
 
 from surefoot._classify._kinds import Kind
-from surefoot._classify._rules import STRONG_TEXT, TEXT_RULES, Finding
+from surefoot._classify._rules import Finding, phrase_kind
 from surefoot._classify._util import as_dict
 from surefoot.problem import ProblemDetails
 
@@ -95,7 +95,4 @@ def extract(obj: object) -> Finding | None:
 
 
 def title_kind(title: str) -> Kind | None:
-    for kind, pattern in (*STRONG_TEXT, *TEXT_RULES):
-        if pattern.search(title):
-            return kind
-    return None
+    return phrase_kind(title)

@@ -42,6 +42,7 @@ __all__ = [
     "decide",
     "kind_for_status",
     "norm_code",
+    "phrase_kind",
     "transport_finding",
 ]
 
@@ -1108,6 +1109,18 @@ def transport_finding(text: str) -> Finding | None:
     f = Finding("text", message=text[:4096], kind=TRANSPORT_RULES[i][0])
     f.reason = TRANSPORT_LABELS[i]
     return f
+
+
+def phrase_kind(text: str) -> Kind | None:
+    """The kind of the first phrase row matching ``text`` (:data:`STRONG_TEXT`, then
+    :data:`TEXT_RULES`), or ``None``: for a text that is only a name, such as a problem's
+    title, with no codes to weigh."""
+    low = lowered(text)
+    i = _STRONG.first_index(text, low)
+    if i >= 0:
+        return STRONG_TEXT[i][0]
+    i = _TEXT.first_index(text, low)
+    return TEXT_RULES[i][0] if i >= 0 else None
 
 
 def decide(finding: Finding, status: int | None, *, transport: bool = False) -> Kind:

@@ -224,7 +224,11 @@ def hint_from_text(message: object) -> float | None:
     seconds"``, ``"Please retry in 20ms"``, ``"try again in 1m30s"``."""
     if not isinstance(message, str):
         return None
-    m = _re("text_hint").search(message[:4096])
+    text = message[:4096]
+    # every match holds "try" ("try again", "retry"), and no other character folds to t, r or y
+    if "try" not in text.lower():
+        return None
+    m = _re("text_hint").search(text)
     if m is None:
         return None
     token = m.group(1).strip().lower()
