@@ -43,21 +43,25 @@ The 2026 corpus (``tests/data/classify_corpus_2026.jsonl``, see its ``.md``) is 
 56/73 when it was still held out, read in round 2 and tuning data since), ``heldout2`` (round
 2's held-out set, 76/96 when it was held out, read in round 3), ``heldout3`` (round 3's,
 72/97 when held out, read in round 4), ``heldout4`` (89/99, read in round 5), ``heldout5``
-(68/76, read in round 6), ``heldout6`` (81/90, read in round 7) and ``heldout7`` (59/70
-after round 7: the fresh held-out set, never looked at while writing rules: only its
-aggregate is printed), beside the accuracy the
-classifier had on the same lines before the 2026 rules (recorded constants: it cannot be
-recomputed from a later tree) and litellm's on the same lines, driven as above.
+(68/76, read in round 6), ``heldout6`` (81/90, read in round 7), ``heldout7`` (59/70, read in
+round 8) and ``heldout8`` (84/96 after round 8: the fresh held-out set, never looked at while
+writing rules: only its aggregate is printed), beside the accuracy the classifier had on the
+same lines before the 2026 rules (the tree at :data:`BASELINE_REF`, run from ``git archive``
+in its own process) and litellm's on the same lines, driven as above.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,22 +77,9 @@ SPLITS = (
     "heldout5",
     "heldout6",
     "heldout7",
+    "heldout8",
 )
 
-#: surefoot on the 2026 corpus before its rules were written, as (right, total) per split:
-#: measured once on the tree of 2026-12-02 (see tests/data/classify_corpus_2026.md).
-BEFORE_2026: dict[str, tuple[int, int]] = {
-    "tune": (69, 108),
-    "heldout": (46, 73),
-    "all": (115, 181),
-    # heldout3 arrived in round 3; the tree before the 2026 rules (3891bfc) scored 59 of its
-    # 97 lines, measured once on a copy of that tree
-    "heldout3": (59, 97),
-    "heldout4": (63, 99),
-    "heldout5": (52, 76),
-    "heldout6": (61, 90),
-    "heldout7": (43, 70),
-}
 #: round 1's held-out score, measured once while the split was still held out.
 ROUND1_HELDOUT = (56, 73)
 #: round 2's held-out score (heldout2, measured once after round 2).
@@ -99,6 +90,7 @@ ROUND4_HELDOUT = (89, 99)
 ROUND5_HELDOUT = (68, 76)
 ROUND6_HELDOUT = (81, 90)
 ROUND7_HELDOUT = (59, 70)
+ROUND8_HELDOUT = (84, 96)
 
 PROVIDERS = {
     "openai": ("openai", "gpt-4o"),
@@ -353,13 +345,11 @@ def _rate(src: Path | None) -> float:
     return float(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
 
 
-def throughput_vs_baseline(rounds: int = 6) -> dict[str, Any] | None:
-    """This tree's classifier against :data:`BASELINE_REF`'s, in alternating fresh processes
-    (the machine's drift falls on both sides): the median of the per-round ratios. ``None``
-    when git or the revision is not available (a tarball, a shallow clone)."""
-    import tarfile
-    import tempfile
-
+@contextlib.contextmanager
+def _baseline_src() -> Iterator[Path | None]:
+    """:data:`BASELINE_REF`'s ``src`` directory, extracted with ``git archive`` into a
+    temporary directory; ``None`` when git or the revision is not available (a tarball, a
+    shallow clone)."""
     with tempfile.TemporaryDirectory() as tmp:
         archive = Path(tmp) / "base.tar"
         done = subprocess.run(
@@ -367,10 +357,56 @@ def throughput_vs_baseline(rounds: int = 6) -> dict[str, Any] | None:
             capture_output=True,
         )
         if done.returncode != 0:
-            return None
+            yield None
+            return
         with tarfile.open(archive) as tar:
             tar.extractall(tmp, filter="data")
-        base_src = Path(tmp) / "src"
+        yield Path(tmp) / "src"
+
+
+# The baseline's verdicts: argv is its ``src``; JSON lines of corpus rows on stdin, one
+# ``[id, kind, retryable]`` a line out.
+_VERDICT_CHILD = r"""
+import json, sys
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+sys.path.insert(0, sys.argv[1])
+import surefoot
+from surefoot import classify
+assert surefoot.__file__.startswith(sys.argv[1]), surefoot.__file__
+for line in sys.stdin:
+    r = json.loads(line)
+    e = classify(r["status"], r.get("headers") or {}, r["body"], provider=r["provider"])
+    print(json.dumps([r["id"], e.kind, e.retryable]))
+"""
+
+
+def baseline_verdicts(rows: list[dict[str, Any]]) -> dict[str, tuple[str, bool]] | None:
+    """The classifier before the 2026 rules (:data:`BASELINE_REF`) on ``rows``, or ``None``."""
+    with _baseline_src() as src:
+        if src is None:
+            return None
+        feed = "".join(json.dumps(r) + "\n" for r in rows)
+        done = subprocess.run(
+            [sys.executable, "-c", _VERDICT_CHILD, str(src)],
+            input=feed,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    out: dict[str, tuple[str, bool]] = {}
+    for line in done.stdout.splitlines():
+        rid, kind, retryable = json.loads(line)
+        out[rid] = (kind, retryable)
+    return out
+
+
+def throughput_vs_baseline(rounds: int = 6) -> dict[str, Any] | None:
+    """This tree's classifier against :data:`BASELINE_REF`'s, in alternating fresh processes
+    (the machine's drift falls on both sides): the median of the per-round ratios. ``None``
+    when git or the revision is not available (a tarball, a shallow clone)."""
+    with _baseline_src() as base_src:
+        if base_src is None:
+            return None
         ratios: list[float] = []
         base_rates: list[float] = []
         ours: list[float] = []
@@ -414,6 +450,7 @@ def corpus_2026() -> dict[str, Any] | None:
         return None
     ours = _ours(rows)
     theirs = run_litellm(rows)
+    before_all = baseline_verdicts(rows)
     groups = {split: [r for r in rows if r.get("split") == split] for split in SPLITS}
     groups["all"] = rows
     result: dict[str, Any] = {}
@@ -428,13 +465,15 @@ def corpus_2026() -> dict[str, Any] | None:
             them = sum(
                 _litellm_verdict(theirs.get(r["id"])) == (r["kind"], r["retryable"]) for r in group
             )
-        before = BEFORE_2026.get(split)
-        before_s = _pct(*before) if before and before[1] == n else "n/a"
+        before = None
+        if before_all is not None:
+            before = sum(before_all.get(r["id"]) == (r["kind"], r["retryable"]) for r in group)
+        before_s = _pct(before, n) if before is not None else "n/a"
         them_s = _pct(them, n) if them is not None else "n/a"
         print(f"{split:<8} {n:>4} {before_s:>8} {_pct(us, n):>9} {them_s:>9}")
         result[split] = {
             "n": n,
-            "before": (before[0] / n) if before and before[1] == n else None,
+            "before": (before / n) if before is not None and n else None,
             "surefoot": us / n if n else None,
             "litellm": (them / n) if them is not None and n else None,
         }
@@ -447,6 +486,7 @@ def corpus_2026() -> dict[str, Any] | None:
         "heldout5 (round 5)": ROUND5_HELDOUT,
         "heldout6 (round 6)": ROUND6_HELDOUT,
         "heldout7 (round 7)": ROUND7_HELDOUT,
+        "heldout8 (round 8)": ROUND8_HELDOUT,
     }
     for name, (hits, n) in history.items():
         print(f"  {name:<20} {hits:>3}/{n:<3} {_pct(hits, n):>7}")

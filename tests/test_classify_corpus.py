@@ -153,25 +153,25 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-02, round 7): 59 of 70 lines.
-HELDOUT7_MEASURED = 59 / 70
+#: The fresh held-out split's accuracy, measured once (2026-12-02, round 8): 84 of 96 lines.
+HELDOUT8_MEASURED = 84 / 96
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
-    """The fresh held-out split (``heldout7``), in aggregate only: its lines' ids, bodies and
+    """The fresh held-out split (``heldout8``), in aggregate only: its lines' ids, bodies and
     labels are never printed, so that tuning the rules on its failures stays impossible by
     accident."""
     if not FRESH:
-        pytest.skip("no 'heldout7' lines in tests/data/classify_corpus_2026.jsonl")
+        pytest.skip("no 'heldout8' lines in tests/data/classify_corpus_2026.jsonl")
     assert len(FRESH) >= HELDOUT_MIN, "the fresh held-out split should hold at least 50 failures"
     hits = sum(_verdict(r) == (r["kind"], r["retryable"]) for r in FRESH)
     accuracy = hits / len(FRESH)
-    score = f"2026 fresh held-out (heldout7) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
+    score = f"2026 fresh held-out (heldout8) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 7's rules were frozen: 59/70 (84.3%), short of the 97% target
+    # Scored once, after round 8's rules were frozen: 84/96 (87.5%), short of the 97% target
     # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a
     # regression; a later round that tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT7_MEASURED, score
+    assert accuracy >= HELDOUT8_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:
