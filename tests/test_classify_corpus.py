@@ -3,8 +3,8 @@
 ``classify_corpus.jsonl`` must stay at 100%, line by line. ``classify_corpus_2026.jsonl``
 (described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
 against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
-line, and so are ``heldout2`` to ``heldout7`` (rounds 2 to 7's held-out sets, read in the
-rounds after); ``heldout8`` is a fresh held-out set no rule was written against, scored
+line, and so are ``heldout2`` to ``heldout8`` (rounds 2 to 8's held-out sets, read in the
+rounds after); ``heldout9`` is a fresh held-out set no rule was written against, scored
 only in aggregate (no per-line test, no failing case printed) so the score stays an honest
 estimate of accuracy on failures the rules have not seen.
 """
@@ -35,6 +35,7 @@ SPLITS = {
     "heldout6",
     "heldout7",
     "heldout8",
+    "heldout9",
 }
 
 
@@ -69,6 +70,12 @@ DOUBTED = {
     # "The model ... does not exist for router `ocr`": that a content part was routed there is
     # not in the body
     "mistral-document-url-on-chat-model-ocr-router-404": ("model_not_found", False),
+    # heldout8 (round 9): the same body as heldout's openrouter-402-in-flight-budget-exhausted
+    # (rate_limit there: a hold that clears when in-flight requests settle); both retryable
+    "openrouter-in-flight-budget-exhausted-402": ("rate_limit", True),
+    # a validator's union errors for response_format; that json_object was sent, and that
+    # Perplexity lacks it, is in the source, not in the body
+    "perplexity-response-format-union-validation-400": ("invalid_request", False),
 }
 # Round 3's held-out split: 72/97 (74.2%) when it was held out; round 4 read it.
 HELDOUT3 = [r for r in ROWS_2026 if r.get("split") == "heldout3"]
@@ -80,8 +87,10 @@ HELDOUT5 = [r for r in ROWS_2026 if r.get("split") == "heldout5"]
 HELDOUT6 = [r for r in ROWS_2026 if r.get("split") == "heldout6"]
 # Round 7's held-out split: 59/70 (84.3%) when it was held out; round 8 read it.
 HELDOUT7 = [r for r in ROWS_2026 if r.get("split") == "heldout7"]
+# Round 8's held-out split: 84/96 (87.5%) when it was held out; round 9 read it.
+HELDOUT8 = [r for r in ROWS_2026 if r.get("split") == "heldout8"]
 # Never printed per line, never read to write a rule.
-FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout8"]
+FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout9"]
 
 
 def _verdict(row: dict[str, Any]) -> tuple[str, bool]:
@@ -141,7 +150,7 @@ def test_2026_heldout1_line(row: dict[str, Any]) -> None:
     )
 
 
-READ_HELDOUT = HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7
+READ_HELDOUT = HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7 + HELDOUT8
 
 
 @pytest.mark.parametrize("row", READ_HELDOUT, ids=[r["id"] for r in READ_HELDOUT])
@@ -158,15 +167,15 @@ HELDOUT8_MEASURED = 84 / 96
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
-    """The fresh held-out split (``heldout8``), in aggregate only: its lines' ids, bodies and
+    """The fresh held-out split (``heldout9``), in aggregate only: its lines' ids, bodies and
     labels are never printed, so that tuning the rules on its failures stays impossible by
     accident."""
     if not FRESH:
-        pytest.skip("no 'heldout8' lines in tests/data/classify_corpus_2026.jsonl")
+        pytest.skip("no 'heldout9' lines in tests/data/classify_corpus_2026.jsonl")
     assert len(FRESH) >= HELDOUT_MIN, "the fresh held-out split should hold at least 50 failures"
     hits = sum(_verdict(r) == (r["kind"], r["retryable"]) for r in FRESH)
     accuracy = hits / len(FRESH)
-    score = f"2026 fresh held-out (heldout8) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
+    score = f"2026 fresh held-out (heldout9) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
     # Scored once, after round 8's rules were frozen: 84/96 (87.5%), short of the 97% target
     # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a

@@ -836,6 +836,168 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "timeout",
         True,
     ),
+    # round 9: a feature the model or endpoint will not let go
+    (
+        "mandatory-feature-for-this-model",
+        "openrouter",
+        400,
+        {"error": {"message": "Thinking is always on for this model; it cannot be switched off."}},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "cannot-be-disabled-on-endpoint",
+        "together",
+        400,
+        _openai("Safety mode cannot be turned off for this endpoint."),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "auth-required-for-endpoint-stays-auth",
+        "proxy",
+        401,
+        {"error": {"message": "Authentication is required for this endpoint."}},
+        "auth_failed",
+        False,
+    ),
+    # a feature value "unavailable now", in a deserializer's words
+    (
+        "feature-type-unavailable-now",
+        "deepseek",
+        422,
+        "Failed to deserialize the JSON body: tools[0].type `retrieval` is unavailable now",
+        "capability_mismatch",
+        False,
+    ),
+    # a feature's value named unsupported
+    (
+        "unsupported-feature-value-colon",
+        "groq",
+        400,
+        _openai("Unsupported response_format: {'type': 'json_schema'}. Use json_object."),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "unsupported-feature-value-equals",
+        "cerebras",
+        400,
+        _openai("unsupported parallel_tool_calls=true for this deployment", "wrong_api_format"),
+        "capability_mismatch",
+        False,
+    ),
+    # a provider's JSON-schema subset, keyword by type
+    (
+        "schema-keywords-for-types",
+        "cerebras",
+        400,
+        _openai("Unsupported keywords for schema with types ['integer']: {'multipleOf'}"),
+        "capability_mismatch",
+        False,
+    ),
+    # a gateway's word filter
+    (
+        "keyword-filter-blocked",
+        "proxy",
+        400,
+        _openai("Request denied: blocked phrase found in the prompt (rule 'no-secrets')."),
+        "content_filtered",
+        False,
+    ),
+    (
+        "keyword-detected-quoted",
+        "proxy",
+        400,
+        {"error": {"message": 'Output rejected, keyword "zebra" matched by the filter'}},
+        "content_filtered",
+        False,
+    ),
+    # a retired model, whatever the access words say
+    (
+        "legacy-model-access-words",
+        "bedrock",
+        403,
+        {"message": "Access denied: the model is marked as retired. Migrate to a newer model."},
+        "model_not_found",
+        False,
+    ),
+    (
+        "eol-model-switch",
+        "vertex",
+        404,
+        {"error": {"code": 404, "message": "Legacy model text-bison: switch to gemini-2.5-flash."}},
+        "model_not_found",
+        False,
+    ),
+    # a mode the server cannot serve beats a policy code
+    (
+        "streaming-not-supported-policy-code",
+        "proxy",
+        400,
+        {
+            "error": {
+                "message": "This policy does not support streaming yet.",
+                "type": "policy_error",
+            }
+        },
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "retry-with-stream-false",
+        "proxy",
+        400,
+        {
+            "error": {
+                "message": "Guardrails cannot run on streamed output; retry with stream: false"
+            }
+        },
+        "capability_mismatch",
+        False,
+    ),
+    # a server's own upstream call failed, in Go's words, inside its body
+    (
+        "go-url-error-in-body",
+        "ollama",
+        500,
+        {"error": 'Post "http://127.0.0.1:11500/infill": read tcp 127.0.0.1:5: connection reset'},
+        "server_error",
+        True,
+    ),
+    # a feature named, then said to be unavailable in the same clause
+    (
+        "feature-then-unavailable-clause",
+        "fireworks",
+        400,
+        _openai("Sorry, logprobs are not currently available on serverless deployments"),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "feature-then-unsupported-words-between",
+        "mistral",
+        400,
+        {"object": "error", "message": "Vision input for this checkpoint unsupported", "type": "x"},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "feature-value-out-of-range-stays-invalid",
+        "openai",
+        400,
+        _openai("temperature must be between 0 and 2; got 3.5"),
+        "invalid_request",
+        False,
+    ),
+    (
+        "go-url-error-client-side",
+        "network",
+        None,
+        'Post "https://api.example.com/v1/chat/completions": EOF',
+        "network",
+        True,
+    ),
 ]
 
 
@@ -849,6 +1011,32 @@ def test_family_paraphrase(
 ) -> None:
     err = classify(status, {}, body, provider=provider)
     assert (err.kind, err.retryable) == (kind, retryable), err.context.metadata.get("classified_by")
+
+
+def _chunk(arguments: str, name: str | None = "lookup") -> Any:
+    fn: dict[str, Any] = {"arguments": arguments}
+    if name is not None:
+        fn["name"] = name
+    return {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": fn}]}}]}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "name", "kind"),
+    [
+        ("plain words, not JSON", "lookup", "malformed_tool_call"),
+        ("  [1, 2]", "lookup", "malformed_tool_call"),
+        ('{"city": "Pa', "lookup", "unknown"),  # the start of an object: an answer
+        ("", "lookup", "unknown"),  # the name first, the arguments later
+        ("  ", "lookup", "unknown"),
+        ('ris"}', None, "unknown"),  # a later fragment: judged only with the whole call
+    ],
+)
+def test_a_streamed_tool_calls_first_fragment(arguments: str, name: str | None, kind: str) -> None:
+    """The fragment that names the function is judged alone: later fragments only append to
+    its arguments, so arguments that cannot begin a JSON object never parse."""
+    headers = {"content-type": "text/event-stream"}
+    err = classify(200, headers, _chunk(arguments, name), provider="vllm")
+    assert err.kind == kind
 
 
 def test_bare_error_message_in_a_200_body() -> None:

@@ -10,8 +10,10 @@
   with finish reason ``stop``, and a Responses ``refusal`` output part -> content_filtered,
   like Anthropic's ``refusal`` stop reason;
 - ``model_context_window_exceeded`` (Anthropic) -> context_too_long;
-- Gemini ``MALFORMED_FUNCTION_CALL``/``UNEXPECTED_TOOL_CALL``, and OpenAI tool-call
-  ``function.arguments`` that are not valid JSON -> malformed_tool_call.
+- Gemini ``MALFORMED_FUNCTION_CALL``/``UNEXPECTED_TOOL_CALL``, OpenAI tool-call
+  ``function.arguments`` that are not valid JSON, and a streamed tool call whose first
+  fragment's arguments cannot begin a JSON object -> malformed_tool_call;
+- DeepSeek's ``insufficient_system_resource`` finish reason -> model_overloaded.
 
 ``length`` / ``max_tokens`` stop reasons are not errors: the caller asked for that bound.
 """
@@ -66,6 +68,8 @@ FINISH_REASONS: dict[str, Kind] = {
     "language": K.CAPABILITY_MISMATCH,
     # OpenRouter: the upstream failed mid-generation (HTTP 200, truncated content)
     "error": K.SERVER_ERROR,
+    # DeepSeek: the generation was cut for lack of inference capacity
+    "insufficient_system_resource": K.MODEL_OVERLOADED,
 }
 
 #: ``classified_by`` labels of the finish reasons, per field, computed once.
@@ -120,6 +124,28 @@ def _tool_args(message: dict[str, Any]) -> Finding | None:
     return None
 
 
+def _first_fragment(delta: dict[str, Any] | None) -> Finding | None:
+    """A streamed tool call's first fragment (the one naming the function) whose arguments
+    cannot begin a JSON object: later fragments only append, so the call can never parse."""
+    if delta is None:
+        return None
+    for c in as_list(delta.get("tool_calls")):
+        fn = as_dict((as_dict(c) or {}).get("function"))
+        if fn is None or not fn.get("name"):
+            continue
+        args = fn.get("arguments")
+        if isinstance(args, str) and args.strip() and not args.lstrip().startswith("{"):
+            name = as_str(fn.get("name"), 128)
+            return Finding(
+                "response",
+                message=f"tool call {name!r} streams arguments that cannot begin a JSON object",
+                codes=["invalid_tool_arguments"],
+                kind=K.MALFORMED_TOOL_CALL,
+                reason="streamed tool call arguments cannot begin a JSON object",
+            )
+    return None
+
+
 def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | None:
     """A :class:`Finding` for a failure inside a successful body, or ``None``."""
     if isinstance(obj, list):
@@ -160,6 +186,10 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
             f = _tool_args(msg)
             if f is not None:
                 return f
+        # a stream's first fragment is judged alone: later ones only append to it
+        f = _first_fragment(as_dict(c.get("delta")))
+        if f is not None:
+            return f
     f = reason_finding(d.get("finish_reason"))
     if f is not None:
         return f

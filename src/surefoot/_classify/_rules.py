@@ -379,6 +379,25 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         r"(failure|failed) to pay|unpaid (invoices?|bills?|balance)|(past[ -]due|overdue) "
         r"(invoices?|payments?|balance|bills?)|outstanding (invoices?|balance)",
     ),
+    # a model past its life ("This Model is marked by provider as Legacy ... upgrade to an
+    # active model"): gone for this caller whatever the access words say
+    (
+        K.MODEL_NOT_FOUND,
+        "'model is marked as legacy' (a retired model)",
+        r"\bmarked (by (the )?provider )?as (legacy|retired|end[- ]of[- ]life|deprecated and "
+        r"removed)\b|\b(legacy|retired|decommissioned|end[- ]of[- ]life) model\b[^.\n]{0,80}\b("
+        r"upgrade|switch|migrate|move)\b|\bupgrade to an active model\b",
+    ),
+    # a mode the server cannot serve ("cannot govern streaming ... Retry with stream=false"):
+    # the request works without it, whatever a policy code says
+    (
+        K.CAPABILITY_MISMATCH,
+        "'cannot serve streaming' (mode)",
+        r"(cannot|can'?t|can not|does not|doesn'?t|do not|don'?t) (yet )?(govern|support|serve"
+        r"|handle|be used with|work with) (streaming|streamed|stream)\b|\bretry with "
+        r"['\"`]?stream['\"`]?\s*[=:]\s*false\b|\bstreaming (is |are )?(not|n'?t) (yet )?"
+        r"(supported|available|allowed)\b",
+    ),
     # access to one model withheld from this project or key: the model exists (a 403 that
     # some providers still code ``model_not_found``)
     (
@@ -487,9 +506,21 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         r"fetch|connection broken"
         # an aborted exchange (a fetch AbortError), a stream that stopped short of its end
         r"|(operation|request|stream|fetch|connection) (was|has been) aborted|aborterror"
+        # Go's url.Error for the client's own request (``Post "https://...": EOF``)
+        r"|https?://[^\s'\"]+['\"]?: (eof|unexpected eof)\b|\bdial tcp\b|\bread tcp\b"
         r"|stream (ended|closed|finished|stopped)( unexpectedly| prematurely| early)? (without"
         r"|before)",
     ),
+)
+
+#: Request features a model or an API may lack, as a message names them (a regex group).
+_FEATURE = (
+    r"(tools?|tool_choice|tool_config|functions?|function_call(ing)?|parallel_tool_calls"
+    r"|response_format|json_schema|json_object|json[_ ]mode|structured[_ ]outputs?|logprobs"
+    r"|top_logprobs|logit_bias|reasoning(_effort)?|thinking|stream(ing|_options)?|vision"
+    r"|image_url|images?|input_audio|audio|modalities|documents?|pdfs?|system[_ ](prompt"
+    r"|message)s?|temperature|top_p|top_k|seed|stop|presence_penalty|frequency_penalty"
+    r"|prediction|web_search(_options)?|citations|cache_control|service_tier|n)"
 )
 
 _TEXT_SPECS: tuple[Spec, ...] = (
@@ -612,7 +643,11 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|inappropriate|unsafe|harmful|illegal) (content|words|information|material)"
         r"|(sensitive|inappropriate|unsafe) (content|words)|data_inspection_failed"
         r"|violat\w* (of )?(our |the |openai'?s? |\w+'s )?(content |usage |safety |community "
-        r"|acceptable use )?(polic|terms|guidelines|rules)",
+        r"|acceptable use )?(polic|terms|guidelines|rules)"
+        # a gateway's word filter ("Content blocked: keyword 'x' detected")
+        r"|\bcontent (was |has been )?blocked\b|(banned|blocked|forbidden|prohibited|denied) "
+        r"(keywords?|words?|terms?|phrases?)\b|\bkeyword ['\"`][^'\"`\n]{1,60}['\"`] (was )?"
+        r"(detected|found|matched)",
     ),
     (
         K.MALFORMED_TOOL_CALL,
@@ -758,7 +793,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'unsupported JSON schema fields' (schema subset)",
         r"unsupported (json[ _-]?)?schema (fields?|keywords?|features?|types?|formats?)"
         r"|(json[ _-]?)?schema (fields?|keywords?|features?) (are |is )?(not supported"
-        r"|unsupported)",
+        r"|unsupported)|(invalid|unsupported|disallowed) (fields?|keywords?) for (the |this |a )?"
+        r"(json[ _-]?)?schema with types?\b",
     ),
     (
         K.INVALID_REQUEST,
@@ -852,13 +888,24 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|doesn'?t|is not|isn'?t|not (permitted|available|enabled|supported))\b[^.\n]{0,80}"
         r"\b(for|with|by|on|in) (this|the (selected|specified|requested|current|chosen)) model\b"
         r"|\bis infeasible for\b|requested a restricted\b"
-        r"|\b(type|mode|feature|parameter|option) is (unavailable|not available) (now|currently"
-        r"|at the moment|for now)|response_format(\.type)?'? must be\b"
+        r"|\b(type|mode|feature|parameter|option)\b[^.\n]{0,40}\b(is|are) (unavailable|not "
+        r"available) (now|currently|at the moment|for now)|response_format(\.type)?'? must be\b"
+        # a feature this model or endpoint will not let go ("Reasoning is mandatory for this
+        # endpoint and cannot be disabled")
+        r"|\b(is|are) (mandatory|always on|always enabled) (for|on|with) (this|the (selected"
+        r"|specified|requested|current)) (model|endpoint|deployment)\b|\bcannot be (disabled"
+        r"|turned off|switched off) (for|on|with) (this|the) (model|endpoint|deployment)\b"
         r"|\buse (the )?[\w/. -]{0,20}stream(ing)? (endpoint |api )?for (a |the |this )?models?\b"
         r"|\bthis model (only|requires|does not|doesn'?t|cannot|can'?t|can only|is only|works"
         r" only|must)\b|\bmodel only (supports|accepts|works with|allows)\b"
         r"|\bunsupported (service[_ ]tier|parameter|modalit(y|ies)|feature|mode"
-        r"|tool type|reasoning)\b",
+        r"|tool type|reasoning)\b"
+        # a feature's value named unsupported ("Unsupported tool_choice: type='function' ...")
+        r"|\bunsupported (value for )?['\"`]?" + _FEATURE + r"['\"`]?\s*[:=(]"
+        # a feature named, then said to be unavailable in the same clause ("logprobs are not
+        # available", "Streaming unavailable")
+        r"|\b" + _FEATURE + r"\b['\"`]?[^.\n;:]{0,40}\b(is |are )?(not (yet |currently )?(supported"
+        r"|available|enabled)|unsupported|unavailable)\b",
     ),
     # two features this API or model will not serve together
     (
@@ -945,6 +992,15 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"(failed to|could not|couldn'?t|unable to) (get|receive|obtain|read) (a |any )?(valid )?"
         r"response from (the )?(upstream|provider|backend|origin|model|server)"
         r"|no response from (the )?(upstream|provider|backend|origin)",
+    ),
+    # a server's own call upstream failed, in Go's words (``Post "http://127.0.0.1:63330/
+    # completion": EOF``, Ollama's runner): the server's fault, reported in its body (a
+    # client's own exception with these words is read by TRANSPORT_RULES first)
+    (
+        K.SERVER_ERROR,
+        "'Post \"http://...\": EOF' (the server's upstream call)",
+        r"\b(post|get|put|patch|delete) ['\"]?https?://[^\s'\"]+['\"]?: (eof|unexpected eof|dial "
+        r"tcp|read tcp|write tcp|connection refused|connection reset|broken pipe)\b",
     ),
     # a connection lost, reported in a body by a gateway or a client
     (
