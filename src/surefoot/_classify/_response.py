@@ -95,6 +95,18 @@ def reason_finding(value: object, message: str = "", fld: str = "finish_reason")
     return f
 
 
+def _bad_args(fn: dict[str, Any], what: str, reason: str) -> Finding:
+    """A malformed tool call: ``what`` says what is wrong with the arguments of ``fn``."""
+    name = as_str(fn.get("name"), 128) or "?"
+    return Finding(
+        "response",
+        message=f"tool call {name!r} {what}",
+        codes=["invalid_tool_arguments"],
+        kind=K.MALFORMED_TOOL_CALL,
+        reason=reason,
+    )
+
+
 def _tool_args(message: dict[str, Any]) -> Finding | None:
     calls = as_list(message.get("tool_calls"))
     legacy = as_dict(message.get("function_call"))
@@ -113,13 +125,10 @@ def _tool_args(message: dict[str, Any]) -> Finding | None:
         try:
             json.loads(args[: 1 << 20])
         except (ValueError, RecursionError):
-            name = as_str(fn.get("name"), 128) or "?"
-            return Finding(
-                "response",
-                message=f"tool call {name!r} has arguments that are not valid JSON",
-                codes=["invalid_tool_arguments"],
-                kind=K.MALFORMED_TOOL_CALL,
-                reason="tool call arguments are not valid JSON",
+            return _bad_args(
+                fn,
+                "has arguments that are not valid JSON",
+                "tool call arguments are not valid JSON",
             )
     return None
 
@@ -135,13 +144,10 @@ def _first_fragment(delta: dict[str, Any] | None) -> Finding | None:
             continue
         args = fn.get("arguments")
         if isinstance(args, str) and args.strip() and not args.lstrip().startswith("{"):
-            name = as_str(fn.get("name"), 128)
-            return Finding(
-                "response",
-                message=f"tool call {name!r} streams arguments that cannot begin a JSON object",
-                codes=["invalid_tool_arguments"],
-                kind=K.MALFORMED_TOOL_CALL,
-                reason="streamed tool call arguments cannot begin a JSON object",
+            return _bad_args(
+                fn,
+                "streams arguments that cannot begin a JSON object",
+                "streamed tool call arguments cannot begin a JSON object",
             )
     return None
 
