@@ -571,7 +571,9 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|(input|prompt) tokens? exceeds?|max(imum)? model length|max_model_len"
         r"|token count (is |of )?\d[\d,]*\b[^.\n]{0,40}\b(but|exceeds|over|more than)\b"
         r"|only supports up to \d[\d,]* (input |prompt )?tokens"
-        r"|max(imum)? (input|prompt) length",
+        r"|max(imum)? (input|prompt) length"
+        r"|exceeds? (the |this )?(model'?s?|model) (max(imum)? )?(token|context) (limit|length"
+        r"|window|size)",
     ),
     (
         K.INVALID_REQUEST,
@@ -631,14 +633,23 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.QUOTA_EXHAUSTED,
         "'out of credits'",
         r"out of credits?|\bquota\b.{0,160}(per ?day|daily|monthly)|(daily|monthly) (quota"
-        r"|limit)|payment required|purchase (more )?credits|add (more )?credits",
+        r"|limit)|payment required|purchase (more )?credits|add (more )?credits"
+        r"|(free )?trial (period |credits? )?(has |have )?(ended|expired|run out|been used up)",
+    ),
+    # an account closed for its conduct ("suspended for violating our terms"): the account, not
+    # this request's content, before the content-policy row
+    (
+        K.PERMISSION_DENIED,
+        "'account suspended' (account gate)",
+        r"\b(account|organi[sz]ation|api key|key|project)\b[^.\n]{0,30}\b(has been |was |is |have "
+        r"been )?(suspended|banned|terminated|deactivated|disabled|blocked)\b",
     ),
     (
         K.CONTENT_FILTERED,
         "'content policy'",
         r"content[_ ](management )?(filter|policy)|responsible ?ai|safety (system|filter"
         r"|settings|reasons)|flagged (by|as|for)|usage polic(y|ies)|prohibited content"
-        r"|blocked (by|due to) (safety|moderation|content)|moderation|\bguardrail"
+        r"|blocked (by|due to) (the |a |our )?(safety|moderation|content)|moderation|\bguardrail"
         r"|content exists risk|\bcontent risk\b|(contains?|detected|found) (sensitive"
         r"|inappropriate|unsafe|harmful|illegal) (content|words|information|material)"
         r"|(sensitive|inappropriate|unsafe) (content|words)|data_inspection_failed"
@@ -652,7 +663,9 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.MALFORMED_TOOL_CALL,
         "'failed to call a function'",
-        r"(failed|unable) to (call|parse) (a |the )?(function|tool)|malformed (function|tool)"
+        r"(failed|unable) to (call|parse) (a |the )?(model'?s? )?(function|tool)"
+        r"|malformed (function|tool)|model (produced|generated|returned|emitted) (an? )?invalid "
+        r"(json|arguments|tool call|function call)|invalid json in (its|the|a) (tool|function) call"
         r"|invalid (tool|function) call|tool call (arguments )?(is |are )?not valid json"
         r"|(function|tool) call arguments (are |is )?not valid json"
         r"|tool call validation failed|attempted to call tool"
@@ -666,7 +679,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.INVALID_REQUEST,
         "'no route matched' (wrong URL)",
-        r"no route (matched|found)|route not found|unrecognized request url|invalid url \(",
+        r"no route (matched|found|for (that|this|the) (uri|url|path))|route not found"
+        r"|unrecognized request url|invalid url \(",
     ),
     # a router whose every route for the model is excluded by the account's data policy
     (
@@ -854,6 +868,19 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"(not |un)(supported|enabled|available) (for|with|by|on|in) [^.\n]{0,60}\b(models?"
         r"|deployments?|endpoints?|api versions?)\b|(isn'?t|is not|are not|aren'?t) supported"
         r"|\bis unsupported (for|with|by|in)\b|is only (supported|available) (in|on|via|through)"
+        r"|\b(is |are )?not offered (for|on|with|by|in)\b|\b(has|have) no support for\b"
+        # a model or endpoint that cannot take a kind of input ("Model x cannot process PDF
+        # files", "does not have vision capabilities", "does not accept a system prompt")
+        r"|\b(model|endpoint|deployment)\b[^.\n]{0,60}\b(cannot|can'?t|can not|is unable to|does"
+        r" not|doesn'?t) (process|handle|accept|read|see|take|understand|have) (an? |the |any )?"
+        r"(pdfs?|images?|audio|videos?|files?|documents?|vision|system (prompts?|messages?)"
+        r"|tools?|function calling|tool calling)\b"
+        # a feature held back for a tier ("Feature 'prompt caching' requires the Scale tier")
+        r"|\b(feature|parameter|option|mode|capability)\b[^.\n]{0,60}\brequires (the |a |an )?"
+        r"[\w -]{0,30}\b(tier|plan)\b"
+        r"|\bmust be enabled (on|for) (this|the|your) (model|deployment|endpoint|resource)\b"
+        r"|\bis not a (valid|supported|recognized) (parameter|option|field|argument) for this "
+        r"(provider|model|endpoint|deployment)\b"
         r"|only (supported|available) (by|for|with|on|in)"
         r" [^.\n]{0,30}models?|supported only (by|for|on|with) [^.\n]{0,30}models?"
         r"|does not work with (the |this )?(specified |selected |provided )?model"
@@ -931,7 +958,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"overloaded|over capacity|at capacity|(insufficient|no|out of) capacity"
         r"|capacity (exceeded|unavailable)|high demand|currently loading"
         r"|model is not ready|not ready to serve|server (is )?busy|server_busy|loading model"
-        r"|high (traffic|load)|heavy (traffic|load)|too busy"
+        r"|(high|heavy|too much|unusually high|excessive) (traffic|load)|too busy"
         r"|model is loading|(worker|replica|instance|node|gpu)s?\b[^.\n]{0,30}\b(request )?"
         r"limit reached",
     ),
