@@ -1127,6 +1127,142 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "invalid_request",
         False,
     ),
+    # round 10 (heldout9's misses), each as a family
+    (
+        "structured-output-field-platform-lacks",
+        "bedrock",
+        400,
+        {"message": "output_format: Extra inputs are not permitted"},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "unavailable-model-code",
+        "azure",
+        400,
+        {"error": {"code": "unavailable_model", "message": "Not servable here: my-embedder"}},
+        "model_not_found",
+        False,
+    ),
+    (
+        "no-matching-models-text",
+        "proxy",
+        422,
+        "No such models matched the name 'claude-opus-9'",
+        "model_not_found",
+        False,
+    ),
+    (
+        "custom-model-not-deployed-yet",
+        "together",
+        400,
+        _openai("Your fine-tuned model acme/ft-7 is not deployed yet"),
+        "model_not_found",
+        False,
+    ),
+    (
+        "feature-withdrawn-switch",
+        "xai",
+        410,
+        {"error": "Web search has been removed from this API; use the tools endpoint instead."},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "runner-busy-no-slots",
+        "vllm",
+        500,
+        {"error": "engine busy: no free slot left for this request"},
+        "model_overloaded",
+        True,
+    ),
+    (
+        "gateway-quota-used-up",
+        "proxy",
+        403,
+        "Denied: the consumer's token quota is used up",
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "gateway-all-upstreams-failed",
+        "proxy",
+        502,
+        {"error": {"message": "All upstreams failed: [429] rate limited; [503] overloaded"}},
+        "server_error",
+        True,
+    ),
+    (
+        "litellm-router-tail-ignored",
+        "proxy",
+        429,
+        {
+            "error": {
+                "message": "litellm.RateLimitError: Rate limit reached for requests. Received "
+                "Model Group=gpt\nAvailable Model Group Fallbacks=['b']\nError doing the "
+                "fallback: litellm.ContextWindowExceededError: context length exceeded",
+                "code": "429",
+            }
+        },
+        "rate_limit",
+        True,
+    ),
+    (
+        "proxy-error-reading-upstream-response",
+        "proxy",
+        200,
+        {"status": False, "error": {"message": "error reading upstream response body"}},
+        "server_error",
+        True,
+    ),
+    (
+        "gateway-coded-msg-2xx",
+        "proxy",
+        200,
+        {"code": 40029, "msg": "rate limit exceeded, slow down"},
+        "rate_limit",
+        True,
+    ),
+    (
+        "okhttp-unexpected-end-of-stream",
+        "network",
+        None,
+        "java.io.IOException: unexpected end of stream on http://10.0.0.2:8000/...",
+        "network",
+        True,
+    ),
+    (
+        "transport-code-before-words",
+        "network",
+        None,
+        {"message": "terminated", "code": "UND_ERR_HEADERS_TIMEOUT"},
+        "timeout",
+        True,
+    ),
+    (
+        "gateway-not-implemented-code",
+        "proxy",
+        500,
+        {"error": {"code": "unimplemented", "message": "not implemented for this channel"}},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "one-api-no-channel-chinese",
+        "proxy",
+        503,
+        {"error": {"message": "分组 vip 下对于模型 o9 无可用渠道", "type": "one_api_error"}},
+        "model_not_found",
+        False,
+    ),
+    (
+        "one-api-quota-chinese",
+        "proxy",
+        403,
+        {"error": {"message": "该令牌额度已用尽", "type": "one_api_error"}},
+        "quota_exhausted",
+        False,
+    ),
     (
         "go-url-error-client-side",
         "network",
@@ -1174,6 +1310,43 @@ def test_a_streamed_tool_calls_first_fragment(arguments: str, name: str | None, 
     headers = {"content-type": "text/event-stream"}
     err = classify(200, headers, _chunk(arguments, name), provider="vllm")
     assert err.kind == kind
+
+
+@pytest.mark.parametrize(
+    ("finish", "message", "kind"),
+    [
+        ("MODEL_ARMOR", "", "content_filtered"),
+        (
+            "FILTER_X",
+            "The answer violated the safety settings of the template.",
+            "content_filtered",
+        ),
+        ("ODD_REASON", "The backend hit an internal server error.", "server_error"),
+        ("ODD_REASON", "", "unknown"),  # an unlisted reason with nothing to read: an answer
+        ("STOP", "The model is overloaded", "unknown"),  # a normal end stays an answer
+    ],
+)
+def test_an_unlisted_finish_reason_is_read_by_its_message(
+    finish: str, message: str, kind: str
+) -> None:
+    cand: dict[str, Any] = {"finishReason": finish, "content": {"parts": [{"text": "hi"}]}}
+    if message:
+        cand["finishMessage"] = message
+    err = classify(200, {}, {"candidates": [cand]}, provider="gemini")
+    assert err.kind == kind
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"code": 0, "msg": "success"},
+        {"code": 200, "msg": "ok"},
+        {"code": "0", "msg": "done"},
+        {"code": 1, "msg": "queued", "data": {"id": 3}},
+    ],
+)
+def test_a_gateways_success_envelope_stays_an_answer(body: dict[str, Any]) -> None:
+    assert classify(200, {}, body, provider="proxy").kind == "unknown"
 
 
 def test_bare_error_message_in_a_200_body() -> None:

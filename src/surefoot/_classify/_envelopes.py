@@ -3,7 +3,8 @@ that are not a provider's own HTTP error dialect.
 
 :func:`error_in_body` tries :data:`SHAPES` in order, each a small recogniser of one envelope
 (an ``error`` member, Bedrock's exception members, Cloudflare's ``errors`` list, a bare
-message, a status-coded message, a key that names the error, an empty answer); the first to
+message, a status-coded message, a gateway's ``{"code", "msg"}``, a key that names the
+error, an empty answer); the first to
 answer wins. Text that is not JSON has its own: an error object whose JSON does not parse
 (:func:`broken_json_error`), an SDK's protocol-buffer text dump (:func:`proto_text_finding`),
 and the test that a plain-text body opens like an error message (:func:`opens_like_an_error`).
@@ -124,6 +125,24 @@ def _small_message(d: dict[str, Any]) -> Finding | None:
     return f
 
 
+#: The message members of a ``{"code": ..., "msg": ...}`` envelope (the convention of many
+#: gateways: Higress, one-api, Chinese cloud APIs), where a code of 0 or 200 is success.
+_MSG_KEYS = ("msg", "errmsg", "error_msg", "err_msg")
+
+
+def _coded_msg(d: dict[str, Any]) -> Finding | None:
+    """``{"code": -1, "msg": "Too many requests"}``: a gateway's rejection in a 2xx body."""
+    if len(d) > 4 or not _SUCCESS_KEYS.isdisjoint(d):
+        return None
+    code = d.get("code")
+    if isinstance(code, bool) or not isinstance(code, (int, str)) or str(code) in ("0", "200"):
+        return None
+    text = next((d[k] for k in _MSG_KEYS if isinstance(d.get(k), str) and d[k]), "")
+    if not text:
+        return None
+    return Finding("generic", message=text[:4096], codes=[str(code)])
+
+
 def _error_named_key(d: dict[str, Any]) -> Finding | None:
     """An error named by its key (Ollama's stream: ``{"error parsing tool call": "invalid
     character ..."}``)."""
@@ -152,6 +171,7 @@ SHAPES: tuple[Callable[[dict[str, Any]], Finding | None], ...] = (
     _bare_message,
     _status_coded_message,
     _small_message,
+    _coded_msg,
     _error_named_key,
     _empty_answer,
 )

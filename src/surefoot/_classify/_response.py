@@ -24,11 +24,12 @@ import json
 from typing import Any
 
 from surefoot._classify._kinds import Kind
-from surefoot._classify._rules import Finding
+from surefoot._classify._rules import Finding, phrase_kind
 from surefoot._classify._util import MAX_ITEMS, as_dict, as_list, as_str
 
 __all__ = [
     "FINISH_REASONS",
+    "NORMAL_REASONS",
     "inspect_object",
     "reason_finding",
     "refusal_finding",
@@ -70,7 +71,21 @@ FINISH_REASONS: dict[str, Kind] = {
     "error": K.SERVER_ERROR,
     # DeepSeek: the generation was cut for lack of inference capacity
     "insufficient_system_resource": K.MODEL_OVERLOADED,
+    # Vertex: a Model Armor template's filters removed the answer
+    "model_armor": K.CONTENT_FILTERED,
+    # vLLM: the engine aborted the request (shutdown, scale-down, a sleep pause)
+    "abort": K.SERVER_ERROR,
 }
+
+#: Finish/stop reasons of an answer that ended as asked (compared lower-case): any other
+#: reason that comes with a message is a failure the message describes.
+NORMAL_REASONS = frozenset(
+    (
+        "stop", "length", "max_tokens", "end_turn", "tool_calls", "tool_use", "function_call",
+        "stop_sequence", "pause_turn", "finish_reason_unspecified", "max_output_tokens",
+        "complete", "completed", "end", "eos", "eos_token", "done", "null", "none", "",
+    )
+)  # fmt: skip
 
 #: ``classified_by`` labels of the finish reasons, per field, computed once.
 _FIELDS = (
@@ -84,11 +99,21 @@ _LABELS: dict[tuple[str, str], str] = {(f, r): f"{f}={r}" for f in _FIELDS for r
 
 
 def reason_finding(value: object, message: str = "", fld: str = "finish_reason") -> Finding | None:
-    """A :class:`Finding` for a finish/stop reason that is a failure, else ``None``."""
+    """A :class:`Finding` for a finish/stop reason that is a failure, else ``None``.
+
+    A reason :data:`FINISH_REASONS` does not know, sent with a message (Gemini's
+    ``finishMessage``), is a failure when the phrase tables read the message as one."""
     reason = as_str(value, 64).lower()
     kind = FINISH_REASONS.get(reason)
     if kind is None:
-        return None
+        if not message or reason in NORMAL_REASONS:
+            return None
+        kind = phrase_kind(message)
+        if kind is None:
+            return None
+        f = Finding("response", message=message, codes=[reason], kind=kind)
+        f.reason = f"{fld}={reason} (an unlisted reason, read by its message)"
+        return f
     text = message or f"the response stopped with reason {reason!r}"
     f = Finding("response", message=text, codes=[reason], kind=kind)
     f.reason = _LABELS.get((fld, reason), fld)

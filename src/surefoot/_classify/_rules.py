@@ -38,6 +38,7 @@ __all__ = [
     "TEXT_RULES",
     "TRANSPORT_RULES",
     "WEAK_CODES",
+    "WIDE_RULES",
     "Finding",
     "decide",
     "kind_for_status",
@@ -208,6 +209,7 @@ STRONG_CODES: dict[str, Kind] = {
         "DeploymentNotFound",
         "ResourceNotFoundException",
         "model_not_available",
+        "unavailable_model",  # Azure AI Foundry: "Unavailable model: text-embedding-3-large"
         "model_decommissioned",
         "model_deprecated",
     ),
@@ -388,6 +390,15 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         r"removed)\b|\b(legacy|retired|decommissioned|end[- ]of[- ]life) model\b[^.\n]{0,80}\b("
         r"upgrade|switch|migrate|move)\b|\bupgrade to an active model\b",
     ),
+    # a gateway whose every upstream failed ("All AI providers failed to respond ...
+    # [429] ... [500] ..."): the gateway's failure, whatever the upstreams' words
+    (
+        K.SERVER_ERROR,
+        "'all providers failed' (a gateway's failover exhausted)",
+        r"\ball (the )?(ai |upstream |configured |available )?(providers|upstreams|backends"
+        r"|deployments|endpoints|channels) (failed|have failed|are (unavailable|down)|returned "
+        r"errors?)\b",
+    ),
     # a mode the server cannot serve ("cannot govern streaming ... Retry with stream=false"):
     # the request works without it, whatever a policy code says
     (
@@ -506,6 +517,8 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         r"fetch|connection broken"
         # an aborted exchange (a fetch AbortError), a stream that stopped short of its end
         r"|(operation|request|stream|fetch|connection) (was|has been) aborted|aborterror"
+        # OkHttp ("java.io.EOFException: \n not found", "unexpected end of stream on ...")
+        r"|\beofexception\b|\bunexpected end of stream\b"
         # Go's url.Error for the client's own request (``Post "https://...": EOF``)
         r"|https?://[^\s'\"]+['\"]?: (eof|unexpected eof)\b|\bdial tcp\b|\bread tcp\b"
         r"|stream (ended|closed|finished|stopped)( unexpectedly| prematurely| early)? (without"
@@ -520,7 +533,8 @@ _FEATURE = (
     r"|top_logprobs|logit_bias|reasoning(_effort)?|thinking|stream(ing|_options)?|vision"
     r"|image_url|images?|input_audio|audio|modalities|documents?|pdfs?|system[_ ](prompt"
     r"|message)s?|temperature|top_p|top_k|seed|stop|presence_penalty|frequency_penalty"
-    r"|prediction|web_search(_options)?|citations|cache_control|service_tier|n)"
+    r"|prediction|web_search(_options)?|(live|web) search|search_parameters|citations"
+    r"|cache_control|service_tier|n)"
 )
 
 _TEXT_SPECS: tuple[Spec, ...] = (
@@ -634,7 +648,9 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'out of credits'",
         r"out of credits?|\bquota\b.{0,160}(per ?day|daily|monthly)|(daily|monthly) (quota"
         r"|limit)|payment required|purchase (more )?credits|add (more )?credits"
-        r"|(free )?trial (period |credits? )?(has |have )?(ended|expired|run out|been used up)",
+        r"|(free )?trial (period |credits? )?(has |have )?(ended|expired|run out|been used up)"
+        r"|\bno quota (left|remaining|available)\b|\bout of quota\b|\bquota (has been |is |was )?"
+        r"(used up|depleted|spent)\b",
     ),
     # an account closed for its conduct ("suspended for violating our terms"): the account, not
     # this request's content, before the content-policy row
@@ -721,7 +737,11 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|object identifier is invalid"
         r"|deployment.{0,80}(not found|does not exist)|is not found for api version"
         r"|model_not_found|has been decommissioned|model.{0,80}no longer (supported"
-        r"|available)|model.{0,80}(has been )?deprecated",
+        r"|available)|model.{0,80}(has been )?deprecated|\bunavailable model\b"
+        r"|no (matching |such )?models? (found|matched|matching)\b"
+        # a custom model that exists but serves nothing yet ("finetuned model with name x is not
+        # ready for serving")
+        r"|\b(fine-?tuned|custom|trained) model\b[^.\n]{0,80}\bnot (ready|deployed|yet available)",
     ),
     (
         K.PERMISSION_DENIED,
@@ -798,7 +818,9 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'extra inputs are not permitted: cache_control' (feature field)",
         r"(extra inputs are not permitted|not permitted|unsupported|not supported|unknown field)"
         r"[^\n;]{0,60}\b(cache_control|eager_input_streaming|citations|thinking|betas?"
-        r"|web_search\w*|mcp_servers|container|context_management)\b|\b(cache_control|eager_input_streaming"
+        r"|web_search\w*|mcp_servers|container|context_management)\b|\boutput_(config|format)\b"
+        r"[^\n;]{0,40}\b(extra inputs are not permitted|not permitted|unknown field)"
+        r"|\b(cache_control|eager_input_streaming"
         r"|citations|context_management|mcp_servers)\b[^\n;]{0,40}\b(extra inputs are not "
         r"permitted|not permitted|unsupported|not supported)",
     ),
@@ -929,6 +951,9 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|tool type|reasoning)\b"
         # a feature's value named unsupported ("Unsupported tool_choice: type='function' ...")
         r"|\bunsupported (value for )?['\"`]?" + _FEATURE + r"['\"`]?\s*[:=(]"
+        # a feature withdrawn ("Live search is deprecated. Please switch to ...")
+        r"|\b" + _FEATURE + r"\b[^.\n;:]{0,30}\b(is|are|has been|have been) (deprecated|removed"
+        r"|discontinued|retired|no longer (supported|available))\b"
         # a feature named, then said to be unavailable in the same clause ("logprobs are not
         # available", "Streaming unavailable")
         r"|\b" + _FEATURE + r"\b['\"`]?[^.\n;:]{0,40}\b(is |are )?(not (yet |currently )?(supported"
@@ -959,6 +984,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|capacity (exceeded|unavailable)|high demand|currently loading"
         r"|model is not ready|not ready to serve|server (is )?busy|server_busy|loading model"
         r"|(high|heavy|too much|unusually high|excessive) (traffic|load)|too busy"
+        r"|\b(llm|model|runner|engine|gpu|worker|backend)s? (is |are )?busy\b"
+        r"|\bno (free |available |idle )?slots? (available|left|free)\b"
         r"|model is loading|(worker|replica|instance|node|gpu)s?\b[^.\n]{0,30}\b(request )?"
         r"limit reached",
     ),
@@ -1027,7 +1054,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.SERVER_ERROR,
         "'Post \"http://...\": EOF' (the server's upstream call)",
         r"\b(post|get|put|patch|delete) ['\"]?https?://[^\s'\"]+['\"]?: (eof|unexpected eof|dial "
-        r"tcp|read tcp|write tcp|connection refused|connection reset|broken pipe)\b",
+        r"tcp|read tcp|write tcp|connection refused|connection reset|broken pipe)\b"
+        r"|\berror (decoding|reading|parsing) (the )?(upstream |provider'?s? )?response( body)?\b",
     ),
     # a connection lost, reported in a body by a gateway or a client
     (
@@ -1089,7 +1117,8 @@ CODE_FAMILIES: tuple[tuple[Kind, str, re.Pattern[str]], ...] = tuple(
         (
             K.CAPABILITY_MISMATCH,
             "not supported",
-            r"notsupported|unsupported|versiontooold|notenabled|capability",
+            r"notsupported|unsupported|versiontooold|notenabled|capability|notimplemented"
+            r"|unimplemented|convertrequest",
         ),
         (
             K.PERMISSION_DENIED,
@@ -1171,6 +1200,26 @@ _TEXT = RuleTable(TEXT_RULES)
 
 _ANY_FAMILY = re.compile("|".join(p.pattern for _, _, p in CODE_FAMILIES))
 
+#: Phrases in scripts without letter case, for text that is not ASCII (the messages of the
+#: one-api / new-api gateways, in Chinese): searched after every other table, as they are.
+WIDE_RULES: tuple[tuple[Kind, str, re.Pattern[str]], ...] = tuple(
+    (kind, f"message matched {label!r}", re.compile(pattern))
+    for kind, label, pattern in (
+        # "当前分组 default 下对于模型 gpt-5 无可用渠道": no channel serves this model
+        (K.MODEL_NOT_FOUND, "无可用渠道 (no channel for the model)", r"无可用渠道|模型不存在"),
+        # "用户额度不足", "该令牌额度已用尽", "余额不足": the allowance or balance is spent
+        (K.QUOTA_EXHAUSTED, "额度不足 (allowance spent)", r"额度不足|额度已用尽|余额不足|欠费"),
+        # "无效的令牌", "令牌已过期", "未提供令牌": the gateway's key
+        (
+            K.AUTH_FAILED,
+            "无效的令牌 (invalid token)",
+            r"无效的令牌|令牌已过期|未提供令牌|令牌验证失败",
+        ),
+        # "请求过于频繁", "请求频率过高": too many requests
+        (K.RATE_LIMIT, "请求过于频繁 (too many requests)", r"请求过于频繁|请求频率|限流"),
+    )
+)
+
 #: Words that say only "the request is bad" ("Invalid arguments passed to the model."): as
 #: weak as a generic ``invalid_request`` code, so they answer only where such a code would.
 _WEAK_TEXT = re.compile(
@@ -1226,23 +1275,8 @@ def decide(finding: Finding, status: int | None, *, transport: bool = False) -> 
     return kind
 
 
-def _decide(finding: Finding, status: int | None, transport: bool) -> Kind:
-    if finding.kind is not None:
-        if not finding.reason:
-            finding.reason = f"{finding.dialect} dialect"
-        return finding.kind
-    text = finding.message
-    low = lowered(text)
-    if transport:
-        i = _TRANSPORT.first_index(text, low)
-        if i >= 0:
-            finding.reason = TRANSPORT_LABELS[i]
-            return TRANSPORT_RULES[i][0]
-    i = _STRONG.first_index(text, low)
-    if i >= 0:
-        finding.reason = STRONG_TEXT_LABELS[i]
-        return STRONG_TEXT[i][0]
-    codes = [norm_code(c) for c in finding.codes if c]
+def _code_kind(finding: Finding, codes: list[str]) -> Kind | None:
+    """The kind the first code that names one gives (an exact code, else a code family)."""
     for c in codes:  # the most specific code first (details.error_code before the type)
         kind = STRONG_CODES.get(c)
         if kind is not None:
@@ -1254,10 +1288,51 @@ def _decide(finding: Finding, status: int | None, transport: bool) -> Kind:
             if pattern.search(c):
                 finding.reason = f"code={c} ({name} family)"
                 return kind
+    return None
+
+
+#: Where LiteLLM's proxy appends its router's context to an upstream's error ("...
+#: Received Model Group=x\nAvailable Model Group Fallbacks=[...]\nError doing the fallback:
+#: ..."): the text after it is other models' failures, not this one's.
+_ROUTER_TAIL = "Received Model Group="
+
+
+def _decide(finding: Finding, status: int | None, transport: bool) -> Kind:
+    if finding.kind is not None:
+        if not finding.reason:
+            finding.reason = f"{finding.dialect} dialect"
+        return finding.kind
+    text = finding.message
+    cut = text.find(_ROUTER_TAIL)
+    if cut > 0:
+        text = text[:cut]
+    low = lowered(text)
+    codes = [norm_code(c) for c in finding.codes if c]
+    if transport:
+        # an exception's own code (``UND_ERR_BODY_TIMEOUT``) before its words ("terminated")
+        kind = _code_kind(finding, codes) if codes else None
+        if kind is not None:
+            return kind
+        i = _TRANSPORT.first_index(text, low)
+        if i >= 0:
+            finding.reason = TRANSPORT_LABELS[i]
+            return TRANSPORT_RULES[i][0]
+    i = _STRONG.first_index(text, low)
+    if i >= 0:
+        finding.reason = STRONG_TEXT_LABELS[i]
+        return STRONG_TEXT[i][0]
+    kind = _code_kind(finding, codes) if codes else None
+    if kind is not None:
+        return kind
     i = _TEXT.first_index(text, low)
     if i >= 0:
         finding.reason = TEXT_LABELS[i]
         return TEXT_RULES[i][0]
+    if not text.isascii():
+        for kind, label, pattern in WIDE_RULES:
+            if pattern.search(text):
+                finding.reason = label
+                return kind
     eff = status if status is not None else finding.status
     # a generic "invalid request" type is no word against a status that names the cause
     # (OpenAI sends its 401s typed ``invalid_request_error``)
