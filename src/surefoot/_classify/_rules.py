@@ -585,7 +585,9 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|(input|prompt) tokens? exceeds?|max(imum)? model length|max_model_len"
         r"|token count (is |of )?\d[\d,]*\b[^.\n]{0,40}\b(but|exceeds|over|more than)\b"
         r"|only supports up to \d[\d,]* (input |prompt )?tokens"
-        r"|max(imum)? (input|prompt) length"
+        r"|max(imum)? (input|prompt) length|max(imum)? sequence length|sequence length "
+        r"(exceeds|exceeded|is too long)|(conversation|chat history|thread|dialog(ue)?) (is |has "
+        r"grown )?too long"
         r"|exceeds? (the |this )?(model'?s?|model) (max(imum)? )?(token|context) (limit|length"
         r"|window|size)",
     ),
@@ -756,7 +758,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|(only|not) authori[sz]ed for use with|cannot be used for other api requests"
         r"|^operation not allowed|\baction (is )?not allowed"
         r"|verify (your )?organi[sz]ation|account (has been |is )?(suspended|disabled"
-        r"|deactivated|restricted|banned)",
+        r"|deactivated|restricted|banned)|\bnot (allow|white)listed\b|\b(allow|white)list\b",
     ),
     # a format or version no model accepts: the request is wrong, not the model's limits
     (
