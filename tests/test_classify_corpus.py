@@ -165,8 +165,8 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-02, round 9): 87 of 104 lines.
-HELDOUT9_MEASURED = 87 / 104
+#: The fresh held-out split's accuracy, measured once (2026-12-02, round 10): 90 of 106 lines.
+HELDOUT10_MEASURED = 90 / 106
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
@@ -180,10 +180,10 @@ def test_2026_fresh_heldout_accuracy() -> None:
     accuracy = hits / len(FRESH)
     score = f"2026 fresh held-out (heldout10) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 9's rules were frozen: 87/104 (83.7%), short of the 97% target
+    # Scored once, after round 10's rules were frozen: 90/106 (84.9%), short of the 97% target
     # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a
     # regression; a later round that tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT9_MEASURED, score
+    assert accuracy >= HELDOUT10_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:
