@@ -3,8 +3,8 @@
 ``classify_corpus.jsonl`` must stay at 100%, line by line. ``classify_corpus_2026.jsonl``
 (described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
 against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
-line, and so are ``heldout2`` to ``heldout9`` (rounds 2 to 9's held-out sets, read in the
-rounds after); ``heldout10`` is a fresh held-out set no rule was written against, scored
+line, and so are ``heldout2`` to ``heldout10`` (rounds 2 to 10's held-out sets, read in the
+rounds after); ``heldout11`` is a fresh held-out set no rule was written against, scored
 only in aggregate (no per-line test, no failing case printed) so the score stays an honest
 estimate of accuracy on failures the rules have not seen.
 """
@@ -37,6 +37,7 @@ SPLITS = {
     "heldout8",
     "heldout9",
     "heldout10",
+    "heldout11",
 }
 
 
@@ -77,6 +78,15 @@ DOUBTED = {
     # a validator's union errors for response_format; that json_object was sent, and that
     # Perplexity lacks it, is in the source, not in the body
     "perplexity-response-format-union-validation-400": ("invalid_request", False),
+    # heldout10 (round 11): the same message was dropped as ambiguous by round 5's audit
+    # (a per-model limit or a content-format rule: both read the same)
+    "xai-single-text-element-per-message": ("invalid_request", False),
+    # a validator's role enum; that the roles sent were tool calls Perplexity lacks is in the
+    # source, not in the body
+    "perplexity-tool-role-messages-rejected": ("invalid_request", False),
+    # the words of heldout2's openrouter-sse-midstream-upstream-worker-limit (model_overloaded
+    # there); both retryable
+    "proxy-fastllm-200-upstream-concurrency-limit": ("model_overloaded", True),
 }
 # Round 3's held-out split: 72/97 (74.2%) when it was held out; round 4 read it.
 HELDOUT3 = [r for r in ROWS_2026 if r.get("split") == "heldout3"]
@@ -92,8 +102,10 @@ HELDOUT7 = [r for r in ROWS_2026 if r.get("split") == "heldout7"]
 HELDOUT8 = [r for r in ROWS_2026 if r.get("split") == "heldout8"]
 # Round 9's held-out split: 87/104 (83.7%) when it was held out; round 10 read it.
 HELDOUT9 = [r for r in ROWS_2026 if r.get("split") == "heldout9"]
+# Round 10's held-out split: 90/106 (84.9%) when it was held out; round 11 read it.
+HELDOUT10 = [r for r in ROWS_2026 if r.get("split") == "heldout10"]
 # Never printed per line, never read to write a rule.
-FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout10"]
+FRESH = [r for r in ROWS_2026 if r.get("split") == "heldout11"]
 
 
 def _verdict(row: dict[str, Any]) -> tuple[str, bool]:
@@ -153,7 +165,17 @@ def test_2026_heldout1_line(row: dict[str, Any]) -> None:
     )
 
 
-READ_HELDOUT = HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6 + HELDOUT7 + HELDOUT8 + HELDOUT9
+READ_HELDOUT = (
+    HELDOUT2
+    + HELDOUT3
+    + HELDOUT4
+    + HELDOUT5
+    + HELDOUT6
+    + HELDOUT7
+    + HELDOUT8
+    + HELDOUT9
+    + HELDOUT10
+)
 
 
 @pytest.mark.parametrize("row", READ_HELDOUT, ids=[r["id"] for r in READ_HELDOUT])
@@ -170,15 +192,15 @@ HELDOUT10_MEASURED = 90 / 106
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
-    """The fresh held-out split (``heldout10``), in aggregate only: its lines' ids, bodies and
+    """The fresh held-out split (``heldout11``), in aggregate only: its lines' ids, bodies and
     labels are never printed, so that tuning the rules on its failures stays impossible by
     accident."""
     if not FRESH:
-        pytest.skip("no 'heldout10' lines in tests/data/classify_corpus_2026.jsonl")
+        pytest.skip("no 'heldout11' lines in tests/data/classify_corpus_2026.jsonl")
     assert len(FRESH) >= HELDOUT_MIN, "the fresh held-out split should hold at least 50 failures"
     hits = sum(_verdict(r) == (r["kind"], r["retryable"]) for r in FRESH)
     accuracy = hits / len(FRESH)
-    score = f"2026 fresh held-out (heldout10) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
+    score = f"2026 fresh held-out (heldout11) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
     # Scored once, after round 10's rules were frozen: 90/106 (84.9%), short of the 97% target
     # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a

@@ -1263,6 +1263,102 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "quota_exhausted",
         False,
     ),
+    # round 11 (heldout10's misses), each as a family
+    (
+        "region-unsupported-countries",
+        "vertex",
+        400,
+        _anthropic("This model is not offered to callers in unsupported regions or locations."),
+        "permission_denied",
+        False,
+    ),
+    (
+        "runtime-unknown-architecture",
+        "ollama",
+        500,
+        {"error": "error loading model: unknown model architecture: 'qwen9moe'"},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "deployment-without-chat-template",
+        "vllm",
+        400,
+        _openai("This tokenizer does not define a chat template; set --chat-template", typ="x"),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "tool-version-tag-not-expected",
+        "vertex",
+        400,
+        _anthropic(
+            "tools.2: Input tag 'code_execution_20250522' found using 'type' does not match"
+            " any of the expected tags: 'custom'"
+        ),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "route-only-supports-mode",
+        "proxy",
+        400,
+        {"error": {"message": "this endpoint only accepts llm/embeddings requests"}},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "admission-control-load-shed",
+        "xai",
+        503,
+        {"error": "request rejected by admission control (load shedding in effect)"},
+        "model_overloaded",
+        True,
+    ),
+    (
+        "gateway-bad-upstream-response-event",
+        "proxy",
+        200,
+        {"error": True, "message": "malformed backend response"},
+        "server_error",
+        True,
+    ),
+    (
+        "unlisted-invalid-code-in-event",
+        "openai",
+        200,
+        {
+            "type": "error",
+            "code": "invalid_reasoning_item",
+            "message": "Item rs_1 cannot be replayed.",
+        },
+        "invalid_request",
+        False,
+    ),
+    (
+        "unlisted-invalid-code-under-503-stays-server",
+        "proxy",
+        503,
+        {"error": {"code": "invalid_upstream", "message": "try later"}},
+        "server_error",
+        True,
+    ),
+    (
+        "curl-empty-reply",
+        "network",
+        None,
+        "curl: (52) Empty reply from server",
+        "network",
+        True,
+    ),
+    (
+        "netty-prematurely-closed",
+        "network",
+        None,
+        "io.netty.channel.StacklessClosedChannelException: connection prematurely closed",
+        "network",
+        True,
+    ),
     (
         "go-url-error-client-side",
         "network",
@@ -1334,6 +1430,33 @@ def test_an_unlisted_finish_reason_is_read_by_its_message(
         cand["finishMessage"] = message
     err = classify(200, {}, {"candidates": [cand]}, provider="gemini")
     assert err.kind == kind
+
+
+def test_an_error_inside_a_streams_wrappers() -> None:
+    """xAI wraps its stream's payload (``{"result": {"response": {...}}}``): an error object
+    in there is the failure; the same wrappers around an answer stay an answer."""
+    headers = {"content-type": "text/event-stream"}
+    failed = {"result": {"response": {"error": {"message": "The model is overloaded"}}}}
+    assert classify(200, headers, failed, provider="xai").kind == "model_overloaded"
+    answer = {"result": {"response": {"token": "Hello", "isThinking": False}}}
+    assert classify(200, headers, answer, provider="xai").kind == "unknown"
+
+
+def test_blank_lines_and_no_answer_in_a_2xx_body() -> None:
+    """Keep-alive blank lines and then nothing: the answer never came (a cut connection)."""
+    err = classify(200, {}, "\n\n \n", provider="deepseek")
+    assert (err.kind, err.retryable) == ("network", True)
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_imagen_predictions_withheld_by_the_filter(keep: bool) -> None:
+    """Every prediction withheld by the Responsible-AI filter is a filtered answer; one image
+    kept is an answer."""
+    preds: list[dict[str, Any]] = [{"raiFilteredReason": "filtered out by usage guidelines"}]
+    if keep:
+        preds.append({"bytesBase64Encoded": "iVBORw0KGgo=", "mimeType": "image/png"})
+    err = classify(200, {}, {"predictions": preds}, provider="vertex")
+    assert err.kind == ("unknown" if keep else "content_filtered")
 
 
 @pytest.mark.parametrize(

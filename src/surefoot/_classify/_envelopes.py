@@ -3,8 +3,8 @@ that are not a provider's own HTTP error dialect.
 
 :func:`error_in_body` tries :data:`SHAPES` in order, each a small recogniser of one envelope
 (an ``error`` member, Bedrock's exception members, Cloudflare's ``errors`` list, a bare
-message, a status-coded message, a gateway's ``{"code", "msg"}``, a key that names the
-error, an empty answer); the first to
+message, a status-coded message, a gateway's ``{"code", "msg"}``, an error inside a stream's
+wrapper members, a key that names the error, an empty answer); the first to
 answer wins. Text that is not JSON has its own: an error object whose JSON does not parse
 (:func:`broken_json_error`), an SDK's protocol-buffer text dump (:func:`proto_text_finding`),
 and the test that a plain-text body opens like an error message (:func:`opens_like_an_error`).
@@ -143,6 +143,28 @@ def _coded_msg(d: dict[str, Any]) -> Finding | None:
     return Finding("generic", message=text[:4096], codes=[str(code)])
 
 
+#: The members a stream wraps its payload in (xAI's ``{"result": {"response": {...}}}``).
+_WRAPPERS = ("result", "response", "payload")
+
+
+def _wrapped_error(d: dict[str, Any], depth: int = 0) -> Finding | None:
+    """An ``error`` object with a message inside one or two wrapper members and nothing else
+    of an answer (``{"result": {"response": {"error": {"message": ...}, ...}}}``)."""
+    if depth > 2 or len(d) > 3:
+        return None
+    for key in _WRAPPERS:
+        inner = as_dict(d.get(key))
+        if inner is None:
+            continue
+        err = as_dict(inner.get("error"))
+        if err is not None and isinstance(err.get("message"), str) and err["message"]:
+            return json_finding({"error": err}, {}, None)
+        found = _wrapped_error(inner, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
 def _error_named_key(d: dict[str, Any]) -> Finding | None:
     """An error named by its key (Ollama's stream: ``{"error parsing tool call": "invalid
     character ..."}``)."""
@@ -172,6 +194,7 @@ SHAPES: tuple[Callable[[dict[str, Any]], Finding | None], ...] = (
     _status_coded_message,
     _small_message,
     _coded_msg,
+    _wrapped_error,
     _error_named_key,
     _empty_answer,
 )

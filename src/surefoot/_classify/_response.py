@@ -248,6 +248,19 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
             if f is not None:
                 f.dialect = "gemini"
                 return f
+    # Vertex Imagen: every prediction withheld by the Responsible-AI filter (some images
+    # kept is an answer)
+    preds = [as_dict(p) for p in as_list(d.get("predictions"))]
+    if preds and all(p is not None and p.get("raiFilteredReason") for p in preds):
+        first = preds[0] or {}
+        f = Finding(
+            "gemini",
+            message=as_str(first.get("raiFilteredReason")),
+            codes=["raiFilteredReason"],
+            kind=K.CONTENT_FILTERED,
+        )
+        f.reason = "predictions[].raiFilteredReason"
+        return f
     # OpenAI Responses API objects, bare or inside their stream event
     # (``{"type": "response.failed", "response": {...}}``).
     if d.get("object") == "response" or "incomplete_details" in d:

@@ -510,6 +510,8 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         r"|unexpected end of (json|input|stream|file|data)|invalid json response body"
         r"|empty (reply|response) from (the )?server|premature (close|end)|unexpected eof"
         r"|ended prematurely|response (body )?(was )?(truncated|incomplete)"
+        r"|prematurely closed|prematurecloseexception|transfer closed with outstanding read data"
+        r"|\bcurl: \((18|52|56)\)"
         r"|connection (was )?(lost|dropped|terminated)|expecting value: line 1 column 1"
         # other runtimes' words (Node, Go, Rust hyper, Java, .NET, browsers)
         r"|ehostunreach|enetunreach|econnaborted|eai_again|incompletemessage|connectionreset"
@@ -730,6 +732,31 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"\b(is|are|has been|have been) (deprecated|no longer supported|removed|ignored) (for|with"
         r"|on|by|in) (this|the (selected|specified|current|requested)) model\b",
     ),
+    # a model the runtime cannot load ("error loading model hyperparameters: key not found in
+    # model: deepseek2.expert_weights_scale", "unknown model architecture"): another runtime
+    # version or another model, before the not-found row its words would match
+    (
+        K.CAPABILITY_MISMATCH,
+        "'unknown model architecture' (the runtime cannot load it)",
+        r"\berror loading model\b[^\n]{0,120}\b(key not found|unknown (model )?architecture"
+        r"|unsupported (model )?architecture)|\b(unknown|unsupported) model architecture\b",
+    ),
+    # a deployment without a chat template ("default chat template is no longer allowed, so
+    # you must provide a chat template"): it cannot serve chat until one is set
+    (
+        K.CAPABILITY_MISMATCH,
+        "'you must provide a chat template' (deployment)",
+        r"\b(must provide|no|missing|without|does not (have|define)|doesn'?t (have|define)) a?"
+        r" ?chat[ _]template\b|\bchat[ _]template (is )?(not|no longer) (set|found|defined"
+        r"|allowed|available)\b",
+    ),
+    # a tool version the endpoint lacks, in a validator's words ("Input tag
+    # 'web_search_20250305' found using 'type' does not match any of the expected tags")
+    (
+        K.CAPABILITY_MISMATCH,
+        "'input tag web_search_20250305 does not match' (tool version)",
+        r"\binput tag ['\"`][a-z_]+_\d{8}['\"`] found using ['\"`]type['\"`] does not match",
+    ),
     (
         K.MODEL_NOT_FOUND,
         "'model not found'",
@@ -749,7 +776,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.PERMISSION_DENIED,
         "'region not supported'",
         r"(region|location|country|territory)( is| are)? not (supported|available)"
-        r"|not available in your (region|country|location)",
+        r"|not available in your (region|country|location)"
+        r"|\bunsupported (countries|regions|territories|locations?)\b",
     ),
     (
         K.PERMISSION_DENIED,
@@ -948,7 +976,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|turned off|switched off) (for|on|with) (this|the) (model|endpoint|deployment)\b"
         r"|\buse (the )?[\w/. -]{0,20}stream(ing)? (endpoint |api )?for (a |the |this )?models?\b"
         r"|\bthis model (only|requires|does not|doesn'?t|cannot|can'?t|can only|is only|works"
-        r" only|must)\b|\bmodel only (supports|accepts|works with|allows)\b"
+        r" only|must)\b|\b(model|route|endpoint|deployment|plugin) only (supports|accepts"
+        r"|works with|allows)\b"
         r"|\bunsupported (service[_ ]tier|parameter|modalit(y|ies)|feature|mode"
         r"|tool type|reasoning)\b"
         # a feature's value named unsupported ("Unsupported tool_choice: type='function' ...")
@@ -987,6 +1016,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|model is not ready|not ready to serve|server (is )?busy|server_busy|loading model"
         r"|(high|heavy|too much|unusually high|excessive) (traffic|load)|too busy"
         r"|\b(llm|model|runner|engine|gpu|worker|backend)s? (is |are )?busy\b"
+        r"|\bload[_ -]?shed|\badmission (denied|control)"
         r"|\bno (free |available |idle )?slots? (available|left|free)\b"
         r"|model is loading|(worker|replica|instance|node|gpu)s?\b[^.\n]{0,30}\b(request )?"
         r"limit reached",
@@ -1057,7 +1087,9 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'Post \"http://...\": EOF' (the server's upstream call)",
         r"\b(post|get|put|patch|delete) ['\"]?https?://[^\s'\"]+['\"]?: (eof|unexpected eof|dial "
         r"tcp|read tcp|write tcp|connection refused|connection reset|broken pipe)\b"
-        r"|\berror (decoding|reading|parsing) (the )?(upstream |provider'?s? )?response( body)?\b",
+        r"|\berror (decoding|reading|parsing) (the )?(upstream |provider'?s? )?response( body)?\b"
+        r"|\b(empty|invalid|unsupported|malformed|bad)( or (empty|invalid|unsupported|malformed))?"
+        r" (upstream|transformer|backend|provider) response\b",
     ),
     # a connection lost, reported in a body by a gateway or a client
     (
@@ -1344,9 +1376,14 @@ def _decide(finding: Finding, status: int | None, transport: bool) -> Kind:
         if kind is not None and (generic_ok or kind is not K.INVALID_REQUEST):
             finding.reason = CODE_LABELS[c]
             return kind
-    if generic_ok and _WEAK_TEXT.search(text):
-        finding.reason = WEAK_TEXT_LABEL
-        return K.INVALID_REQUEST
+    if generic_ok:
+        if _WEAK_TEXT.search(text):
+            finding.reason = WEAK_TEXT_LABEL
+            return K.INVALID_REQUEST
+        for c in codes:
+            if c.startswith("invalid"):  # ``invalid_encrypted_content``: an unlisted bad value
+                finding.reason = f"code={c} (an unlisted invalid_* code)"
+                return K.INVALID_REQUEST
     kind = kind_for_status(eff)
     if kind is None:
         finding.reason = "nothing matched"

@@ -37,6 +37,7 @@ from surefoot._classify._envelopes import (
     proto_text_finding,
 )
 from surefoot._classify._input import MAX_BODY_BYTES, Body, decode_body
+from surefoot._classify._kinds import Kind
 from surefoot._classify._response import (
     FINISH_REASONS,
     inspect_object,
@@ -245,6 +246,13 @@ def scan_success(
     if body.obj is None:
         # not JSON: a protocol-buffer text dump, or a client's message for a broken exchange
         text = body.text
+        if text and not text.strip():
+            # keep-alive blank lines, and the answer never came after them
+            blank = Finding(
+                "text", message="the response body holds only blank lines", kind=Kind.NETWORK
+            )
+            blank.reason = "a 2xx body of blank lines (no answer)"
+            return _finish(blank, provider=provider, model=model, in_stream=False)
         f = proto_text_finding(text) if "_reason:" in text else None
         if f is None and len(text) <= 4096 and opens_like_an_error(text):
             f = transport_finding(text)
