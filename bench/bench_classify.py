@@ -38,17 +38,14 @@ corpus kind. litellm's retryability is its own ``_should_retry(status_code)`` fo
 exception with a status, and ``True`` for Timeout and APIConnectionError (its router retries
 them). A line is right when both the kind and the retryability match the corpus.
 
-The 2026 corpus (``tests/data/classify_corpus_2026.jsonl``, see its ``.md``) is scored per split:
-``tune`` (the lines the round-1 rules were written against), ``heldout`` (round 1's held-out set,
-56/73 when it was still held out, read in round 2 and tuning data since), ``heldout2`` (round
-2's held-out set, 76/96 when it was held out, read in round 3), ``heldout3`` (round 3's,
-72/97 when held out, read in round 4), ``heldout4`` (89/99, read in round 5), ``heldout5``
-(68/76, read in round 6), ``heldout6`` (81/90, read in round 7), ``heldout7`` (59/70, read in
-round 8), ``heldout8`` (84/96, read in round 9), ``heldout9`` (87/104, read in round 10) and
-``heldout10`` (90/106 after round 10: the fresh held-out set, never looked at while writing
-rules: only its aggregate is printed), beside the accuracy the classifier had on the
-same lines before the 2026 rules (the tree at :data:`BASELINE_REF`, run from ``git archive``
-in its own process) and litellm's on the same lines, driven as above.
+The 2026 corpus (``tests/data/classify_corpus_2026.jsonl``, see its ``.md``) is scored per
+split: ``tune`` (the lines the round-1 rules were written against), then ``heldout`` and
+``heldout2`` to ``heldout11``, each a round's held-out set, scored once when it was fresh (the
+``ROUNDn_HELDOUT`` constants) and read by the round after it. The newest is the fresh held-out
+set, never looked at while writing rules: only its aggregate is printed. Beside each split:
+the accuracy the classifier had on the same lines before the 2026 rules (the tree at
+:data:`BASELINE_REF`, run from ``git archive`` in its own process) and litellm's on the same
+lines, driven as above.
 """
 
 from __future__ import annotations
@@ -81,6 +78,7 @@ SPLITS = (
     "heldout8",
     "heldout9",
     "heldout10",
+    "heldout11",
 )
 
 #: round 1's held-out score, measured once while the split was still held out.
@@ -96,6 +94,7 @@ ROUND7_HELDOUT = (59, 70)
 ROUND8_HELDOUT = (84, 96)
 ROUND9_HELDOUT = (87, 104)
 ROUND10_HELDOUT = (90, 106)
+ROUND11_HELDOUT = (52, 64)
 
 PROVIDERS = {
     "openai": ("openai", "gpt-4o"),
@@ -494,6 +493,7 @@ def corpus_2026() -> dict[str, Any] | None:
         "heldout8 (round 8)": ROUND8_HELDOUT,
         "heldout9 (round 9)": ROUND9_HELDOUT,
         "heldout10 (round 10)": ROUND10_HELDOUT,
+        "heldout11 (round 11)": ROUND11_HELDOUT,
     }
     for name, (hits, n) in history.items():
         print(f"  {name:<20} {hits:>3}/{n:<3} {_pct(hits, n):>7}")

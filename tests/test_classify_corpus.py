@@ -187,8 +187,8 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-02, round 10): 90 of 106 lines.
-HELDOUT10_MEASURED = 90 / 106
+#: The fresh held-out split's accuracy, measured once (2026-12-02, round 11): 52 of 64 lines.
+HELDOUT11_MEASURED = 52 / 64
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
@@ -202,10 +202,10 @@ def test_2026_fresh_heldout_accuracy() -> None:
     accuracy = hits / len(FRESH)
     score = f"2026 fresh held-out (heldout11) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 10's rules were frozen: 90/106 (84.9%), short of the 97% target
+    # Scored once, after round 11's rules were frozen: 52/64 (81.2%), short of the 97% target
     # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a
     # regression; a later round that tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT10_MEASURED, score
+    assert accuracy >= HELDOUT11_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:
