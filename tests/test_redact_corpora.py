@@ -30,6 +30,10 @@ ALLOWED_CREDENTIALS = {
     # "Incorrect API key provided: sk-VKMIs***...wjh3": OpenAI's own masked echo of a key; the
     # sk- shape masks it whole (by choice: it still shows nine characters of the key).
     "openai-invalid-api-key-401",
+    # "Rate limit exceeded for api_key: b2f139a7...": LiteLLM's echo of a key's first
+    # characters after the api_key label; the label masks what follows (by choice: a key's
+    # prefix is still part of the key)
+    "proxy-litellm-gateway-key-rpm-limit-429",
 }
 
 ORDINARY = [
