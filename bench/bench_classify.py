@@ -66,20 +66,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "classify_corpus.jsonl"
 CORPUS_2026 = ROOT / "tests" / "data" / "classify_corpus_2026.jsonl"
-SPLITS = (
-    "tune",
-    "heldout",
-    "heldout2",
-    "heldout3",
-    "heldout4",
-    "heldout5",
-    "heldout6",
-    "heldout7",
-    "heldout8",
-    "heldout9",
-    "heldout10",
-    "heldout11",
-)
 
 #: round 1's held-out score, measured once while the split was still held out.
 ROUND1_HELDOUT = (56, 73)
@@ -319,15 +305,24 @@ BASELINE_REF = os.environ.get("SUREFOOT_CLASSIFY_BASELINE", "3891bfc")
 # corpus, best of repeated passes for three CPU seconds (CPU time, so that another process on
 # the machine does not count against either side). argv: corpus path, then an optional
 # ``src`` directory to import surefoot from instead of the installed one.
-_RATE_CHILD = r"""
+#: The start of every child below: import surefoot from ``SRC`` (a ``src`` directory), not
+#: the installed one, when ``SRC`` is set.
+_CHILD_PRELUDE = r"""
 import json, sys, time
-if len(sys.argv) > 2:
-    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
-    sys.path.insert(0, sys.argv[2])
-import surefoot
+def _use(src):
+    if src:
+        sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+        sys.path.insert(0, src)
+    import surefoot
+    if src:
+        assert surefoot.__file__.startswith(src), surefoot.__file__
+"""
+
+_RATE_CHILD = (
+    _CHILD_PRELUDE
+    + r"""
+_use(sys.argv[2] if len(sys.argv) > 2 else None)
 from surefoot._classify import classify
-if len(sys.argv) > 2:
-    assert surefoot.__file__.startswith(sys.argv[2]), surefoot.__file__
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 args = [(r["status"], r.get("headers") or {}, r["body"], r["provider"]) for r in rows]
 for s, h, b, p in args:
@@ -342,6 +337,7 @@ while clock() < end:
     best = min(best, clock() - t)
 print(len(args) / best)
 """
+)
 
 
 def _rate(src: Path | None) -> float:
@@ -370,18 +366,17 @@ def _baseline_src() -> Iterator[Path | None]:
 
 # The baseline's verdicts: argv is its ``src``; JSON lines of corpus rows on stdin, one
 # ``[id, kind, retryable]`` a line out.
-_VERDICT_CHILD = r"""
-import json, sys
-sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
-sys.path.insert(0, sys.argv[1])
-import surefoot
+_VERDICT_CHILD = (
+    _CHILD_PRELUDE
+    + r"""
+_use(sys.argv[1])
 from surefoot import classify
-assert surefoot.__file__.startswith(sys.argv[1]), surefoot.__file__
 for line in sys.stdin:
     r = json.loads(line)
     e = classify(r["status"], r.get("headers") or {}, r["body"], provider=r["provider"])
     print(json.dumps([r["id"], e.kind, e.retryable]))
 """
+)
 
 
 def baseline_verdicts(rows: list[dict[str, Any]]) -> dict[str, tuple[str, bool]] | None:
@@ -446,6 +441,16 @@ def _pct(hits: int, n: int) -> str:
     return f"{hits / n:.1%}" if n else "n/a"
 
 
+def _split_order(split: str) -> tuple[int, str]:
+    """``tune``, ``heldout``, ``heldout2``, ``heldout3``... in the order the rounds made them."""
+    if split == "tune":
+        return (0, "")
+    number = split.removeprefix("heldout")
+    if number == "":
+        return (1, "")
+    return (int(number), "") if number.isdigit() else (10**6, split)
+
+
 def corpus_2026() -> dict[str, Any] | None:
     """Accuracy on the 2026 corpus per split (aggregates only), surefoot before and now, and
     litellm; ``None`` when the corpus is absent."""
@@ -455,7 +460,9 @@ def corpus_2026() -> dict[str, Any] | None:
     ours = _ours(rows)
     theirs = run_litellm(rows)
     before_all = baseline_verdicts(rows)
-    groups = {split: [r for r in rows if r.get("split") == split] for split in SPLITS}
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for split in sorted({r.get("split") or "?" for r in rows}, key=_split_order):
+        groups[split] = [r for r in rows if r.get("split") == split]
     groups["all"] = rows
     result: dict[str, Any] = {}
     print()
