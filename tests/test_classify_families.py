@@ -9,6 +9,7 @@ never go into the corpora.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -1470,6 +1471,26 @@ def test_imagen_predictions_withheld_by_the_filter(keep: bool) -> None:
 )
 def test_a_gateways_success_envelope_stays_an_answer(body: dict[str, Any]) -> None:
     assert classify(200, {}, body, provider="proxy").kind == "unknown"
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"code": -1, "msg": "Too many requests"},
+        {"result": {"response": {"error": {"message": "The model is overloaded"}}}},
+        {"candidates": [{"finishReason": "ODD", "finishMessage": "blocked by the safety filter"}]},
+        {"predictions": [{"raiFilteredReason": "filtered out by usage guidelines"}]},
+        _chunk("plain words, not JSON"),
+    ],
+)
+def test_a_raw_stream_reads_what_a_parsed_event_does(event: Any) -> None:
+    """The same event as SSE text is the same failure as the parsed event: the stream
+    pre-filter lets every shape the event rules read through."""
+    headers = {"content-type": "text/event-stream"}
+    parsed = classify(200, headers, event, provider="proxy")
+    raw = classify(200, headers, f"data: {json.dumps(event)}\n\n", provider="proxy")
+    assert parsed.kind != "unknown"
+    assert raw.kind == parsed.kind
 
 
 def test_bare_error_message_in_a_200_body() -> None:

@@ -151,10 +151,23 @@ def classify_event(
 
 # Every failure classify_event can find in an ordinary event (not "error", a Bedrock
 # "...Exception" frame or a refusal event) needs one of these in its data, lower-cased: an
-# ``error`` member or type, a refusal, Gemini's ``promptFeedback``, or a failing finish/stop
-# reason (compared lower-case, so "SAFETY" counts). A backslash may be a JSON escape spelling
-# any of them (or a JSON string holding JSON): such data is always classified.
-_TRIGGER_WORDS = {"error", "refusal", "promptfeedback", "\\", *FINISH_REASONS}
+# ``error`` member or type, a refusal, Gemini's ``promptFeedback``, a failing finish/stop
+# reason (compared lower-case, so "SAFETY" counts) or an unlisted one with its
+# ``finishMessage``, Imagen's ``raiFilteredReason``, a gateway's ``msg``, or a tool call's
+# first fragment. A backslash may be a JSON escape spelling any of them (or a JSON string
+# holding JSON): such data is always classified.
+_TRIGGER_WORDS = {
+    "error",
+    "refusal",
+    "promptfeedback",
+    "finishmessage",
+    "finish_message",
+    "raifilteredreason",
+    "msg",
+    "tool_calls",
+    "\\",
+    *FINISH_REASONS,
+}
 _TRIGGERS = re.compile(
     "|".join(
         re.escape(w)
