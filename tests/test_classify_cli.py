@@ -111,6 +111,26 @@ def test_unknown_failure_is_not_advised_to_retry(capsys: pytest.CaptureFixture[s
     code, out = _run(["--body", "garbage"], capsys)
     assert code == 0 and out.startswith("unknown")
     assert "retry       no" in out and "Retry with backoff" not in out
+    # the library takes a status-less text for a transport failure; the command does not
+    # know a pasted message is one, so only words a rule names make it a network failure
+    code, out = _run(["--body", "ECONNRESET: socket hang up"], capsys)
+    assert code == 0 and out.startswith("network")
+    v = _classify.classify_line('{"status": null, "body": "garbage"}')
+    assert v["kind"] == "network" and v["retryable"] is True
+
+
+@pytest.mark.parametrize("status", ["700", "99", "0", "-1"])
+def test_status_outside_http_range_is_a_usage_error(
+    status: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = argparse.ArgumentParser()
+    _classify.register(parser.add_subparsers())
+    args = parser.parse_args(["classify", "--status", status, "--body", "{}"])
+    assert args.handler(args) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "100 to 599" in captured.err
+    v = _classify.classify_line(json.dumps({"status": int(status), "body": "x"}))
+    assert "100 to 599" in v["error"]
 
 
 def test_explain_names_the_deciding_rule(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1368,6 +1368,108 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "network",
         True,
     ),
+    # round 12: a status-less failure in words no row knows is a lost exchange
+    (
+        "transport-unknown-words",
+        "network",
+        None,
+        "Error: bad response (no reply body)",
+        "network",
+        True,
+    ),
+    # a sound or a film where the input takes neither: a modality, not a file encoding
+    (
+        "media-type-video-unsupported",
+        "gemini",
+        400,
+        {"error": {"code": 400, "message": "Unsupported MIME type: video/webm", "status": "X"}},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "media-type-audio-not-supported",
+        "openai",
+        400,
+        _openai("The attachment type audio/ogg is not supported for this input.", "bad_file"),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "media-type-image-stays-format",
+        "openai",
+        400,
+        _openai("Unsupported MIME type 'image/tiff' in image_url."),
+        "invalid_request",
+        False,
+    ),
+    # an allowance spent with no window and no wait named
+    (
+        "feature-quota-exhausted-bare",
+        "proxy",
+        429,
+        {"error": {"message": "Image generation quota exhausted for this key"}},
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "quota-per-minute-stays-throttle",
+        "proxy",
+        429,
+        {"error": {"message": "Search quota exceeded (30 per minute)"}},
+        "rate_limit",
+        True,
+    ),
+    (
+        "quota-with-wait-stays-throttle",
+        "proxy",
+        429,
+        {"error": {"message": "quota exceeded, retry in 12s"}},
+        "rate_limit",
+        True,
+    ),
+    # a route restricted to a format of request is the request's fault, to a mode the model's
+    (
+        "route-only-supports-format",
+        "proxy",
+        400,
+        {"error": {"message": "this route only accepts signed requests"}},
+        "invalid_request",
+        False,
+    ),
+    (
+        "deployment-only-supports-feature",
+        "azure",
+        400,
+        _openai("This deployment only supports streaming responses."),
+        "capability_mismatch",
+        False,
+    ),
+    # a URL the gateway does not serve: the wrong-URL row
+    (
+        "gateway-unknown-route",
+        "proxy",
+        404,
+        {"error": {"message": "Unknown route: /v1/rerank"}},
+        "invalid_request",
+        False,
+    ),
+    (
+        "unknown-endpoint-parameter-is-not-a-url",
+        "openai",
+        400,
+        _openai("Unknown endpoint parameter 'region' on this request."),
+        "invalid_request",
+        False,
+    ),
+    # a gateway that heard nothing back before giving up
+    (
+        "gateway-no-response-from-upstream",
+        "proxy",
+        504,
+        {"message": "The gateway never got a response from upstream; try again shortly."},
+        "timeout",
+        True,
+    ),
 ]
 
 
@@ -1651,3 +1753,42 @@ def test_answers_in_a_2xx_body_stay_answers() -> None:
     ]
     for body in answers:
         assert classify(200, SSE, body, provider="openai").kind == "unknown", body
+
+
+@pytest.mark.parametrize(
+    ("event", "data", "kind", "retryable"),
+    [
+        # a response.failed event whose object leaves out its status and the cause (round 12)
+        (
+            "response.failed",
+            {"type": "response.failed", "response": {"usage": {}}},
+            "server_error",
+            True,
+        ),
+        # the status left out, the cause given: the cause decides
+        (
+            None,
+            {
+                "type": "response.failed",
+                "response": {"error": {"code": "rate_limit_exceeded", "message": "slow down"}},
+            },
+            "rate_limit",
+            True,
+        ),
+    ],
+)
+def test_responses_failed_event_without_status(
+    event: str | None, data: Any, kind: str, retryable: bool
+) -> None:
+    from surefoot import classify_event
+
+    err = classify_event(event, json.dumps(data), provider="xai")
+    assert err is not None
+    assert (err.kind, err.retryable) == (kind, retryable), err.context.metadata.get("classified_by")
+
+
+def test_response_incomplete_event_without_details_is_not_a_failure() -> None:
+    from surefoot import classify_event
+
+    data = {"type": "response.incomplete", "response": {"usage": {}}}
+    assert classify_event("response.incomplete", json.dumps(data), provider="xai") is None

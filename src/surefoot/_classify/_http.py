@@ -8,12 +8,12 @@ from collections.abc import Iterable, Mapping
 
 from surefoot._classify._build import build, fallback_error, refine, retry_hint, should_retry_of
 from surefoot._classify._dialects import find
-from surefoot._classify._input import decode_body, norm_headers
+from surefoot._classify._input import decode_body, norm_headers, text_of
 from surefoot._classify._kinds import Kind
-from surefoot._classify._rules import Finding, decide
+from surefoot._classify._rules import TRANSPORT_DEFAULT_LABEL, Finding, decide
 from surefoot.errors import SurefootError
 
-__all__ = ["classify", "fallback_error", "find", "status_or_none"]
+__all__ = ["classify", "fallback_error", "find", "status_or_none", "unknown_unless_named"]
 
 
 def status_or_none(status: object) -> int | None:
@@ -105,4 +105,20 @@ def _classify(
         # Only a failed status speaks for the failure: on a 2xx the header (if any) was sent
         # before the error inside the body existed, and that path returned above.
         should_retry=should_retry_of(h),
+    )
+
+
+def unknown_unless_named(err: SurefootError, text: str) -> SurefootError:
+    """``err``, or an ``unknown`` error for ``text`` when only the no-response default named
+    it: for a caller that does not know its status-less failure was a transport failure (an
+    exception of the caller's own code, a message pasted with no status), a lost connection
+    would be a guess that advises a retry."""
+    if err.context.metadata.get("classified_by") != TRANSPORT_DEFAULT_LABEL:
+        return err
+    provider = getattr(err, "provider", None)
+    model = getattr(err, "model", None)
+    return fallback_error(
+        text_of(text, 2000) or "a failure with no status whose words no rule knows",
+        provider if isinstance(provider, str) else None,
+        model if isinstance(model, str) else None,
     )

@@ -266,11 +266,16 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
     if d.get("object") == "response" or "incomplete_details" in d:
         return responses_finding(d)
     inner = as_dict(d.get("response"))
-    if inner is not None and as_str(d.get("type"), 64).startswith("response."):
-        return responses_finding(inner)
+    typ = as_str(d.get("type"), 64)
+    if inner is not None and typ.startswith("response."):
+        return responses_finding(inner, typ)
     if d.get("status") in ("failed", "incomplete") and as_dict(d.get("error")) is not None:
         return responses_finding(d)
     return None
+
+
+#: The status a Responses stream event's type implies for the object it carries.
+_EVENT_STATUS = {"response.failed": "failed", "response.incomplete": "incomplete"}
 
 
 def _refusal_text(d: dict[str, Any]) -> str:
@@ -289,13 +294,20 @@ def refusal_finding(value: object) -> Finding | None:
     )
 
 
-def responses_finding(d: dict[str, Any]) -> Finding | None:
-    """A failed, content-filtered or refused Responses API object."""
-    status = d.get("status")
+def responses_finding(d: dict[str, Any], event: str = "") -> Finding | None:
+    """A failed, content-filtered or refused Responses API object. ``event`` is the type of the
+    stream event that carried it: a ``response.failed`` event says the status its object may
+    leave out (xAI's carries only ``error`` and ``usage``)."""
+    status = d.get("status") or _EVENT_STATUS.get(event)
     err = as_dict(d.get("error"))
     if status == "failed" and err is not None:
         code = as_str(err.get("code"), 128)
         return Finding("openai", message=as_str(err.get("message")), codes=[code] if code else [])
+    if status == "failed":
+        # failed, and no word on why: the provider's side, as a 5xx without a body would be
+        return Finding(
+            "openai", kind=K.SERVER_ERROR, reason="Responses status failed, no error given"
+        )
     inc = as_dict(d.get("incomplete_details"))
     if status == "incomplete" and inc is not None:
         f = reason_finding(inc.get("reason"), "", "incomplete_details.reason")

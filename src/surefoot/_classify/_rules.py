@@ -36,6 +36,7 @@ __all__ = [
     "STRONG_CODES",
     "STRONG_TEXT",
     "TEXT_RULES",
+    "TRANSPORT_DEFAULT_LABEL",
     "TRANSPORT_RULES",
     "WEAK_CODES",
     "WIDE_RULES",
@@ -656,6 +657,18 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|\bno quota (left|remaining|available)\b|\bout of quota\b|\bquota (has been |is |was )?"
         r"(used up|depleted|spent)\b",
     ),
+    # an allowance said to be spent with no window and no wait named ("web search quota
+    # exceeded"): nothing clears it soon. A quota per minute or second, one that says when to
+    # come back, or a metric named after it (Google's "Quota exceeded for
+    # aiplatform.googleapis.com/..._per_base_model", a per-minute quota by default) is a
+    # throttle and stays with the rate rows
+    (
+        K.QUOTA_EXHAUSTED,
+        "'quota exceeded' (no window named)",
+        r"^(?![\s\S]*(per[ _-]?(minute|min|second|sec|hour)(\b|_)|\b(rpm|tpm|rps)\b|try again"
+        r"|retry|wait|in \d+(\.\d+)? ?(s|ms|seconds?)\b))[\s\S]*\bquota (exceeded|exhausted"
+        r"|used up|reached)\b(?! for ([\w-]+\.)+googleapis\.com\b| for quota metric\b)",
+    ),
     # an account closed for its conduct ("suspended for violating our terms"): the account, not
     # this request's content, before the content-policy row
     (
@@ -700,7 +713,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.INVALID_REQUEST,
         "'no route matched' (wrong URL)",
         r"no route (matched|found|for (that|this|the) (uri|url|path))|route not found"
-        r"|unrecognized request url|invalid url \(",
+        r"|unrecognized request url|invalid url \(|\b(unsupported|unknown|unrecognized) (api )?"
+        r"(endpoint|route)s?\b(?! (parameter|option|field|argument))",
     ),
     # a router whose every route for the model is excluded by the account's data policy
     (
@@ -787,6 +801,14 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|^operation not allowed|\baction (is )?not allowed"
         r"|verify (your )?organi[sz]ation|account (has been |is )?(suspended|disabled"
         r"|deactivated|restricted|banned)|\bnot (allow|white)listed\b|\b(allow|white)list\b",
+    ),
+    # a sound or a film where this input takes neither ("unsupported MIME type 'audio/mpeg'",
+    # "video/mp4 is not supported"): a modality, not a file's encoding, before the format row
+    (
+        K.CAPABILITY_MISMATCH,
+        "'unsupported MIME type audio/...' (a modality)",
+        r"\bunsupported (mime|media|content|file)[ _-]?type:?\s*['\"`]?(audio|video)/"
+        r"|\b(audio|video)/[\w.+-]+['\"`]?\s*(is |are )?(not (yet )?supported|unsupported)\b",
     ),
     # a format or version no model accepts: the request is wrong, not the model's limits
     (
@@ -977,7 +999,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|\buse (the )?[\w/. -]{0,20}stream(ing)? (endpoint |api )?for (a |the |this )?models?\b"
         r"|\bthis model (only|requires|does not|doesn'?t|cannot|can'?t|can only|is only|works"
         r" only|must)\b|\b(model|route|endpoint|deployment|plugin) only (supports|accepts"
-        r"|works with|allows)\b"
+        r"|works with|allows)\b[^.\n]{0,30}\b(" + _FEATURE + r"|[\w-]+/[\w-]+|chat|completions?"
+        r"|embeddings?|responses)\b"
         r"|\bunsupported (service[_ ]tier|parameter|modalit(y|ies)|feature|mode"
         r"|tool type|reasoning)\b"
         # a feature's value named unsupported ("Unsupported tool_choice: type='function' ...")
@@ -1046,7 +1069,12 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.TIMEOUT,
         "'timed out'",
-        r"timed? ?out|deadline (exceeded|expired)|time-?out|before the (given )?deadline",
+        r"timed? ?out|deadline (exceeded|expired)|time-?out|before the (given )?deadline"
+        # a gateway that waited and heard nothing back ("did not receive a response from the
+        # upstream server"): the wait ran out
+        r"|\b(did not|didn'?t|never|failed to) (receive|received|get|got) (a |any )?(timely )?"
+        r"response from "
+        r"(the )?upstream\b",
     ),
     (
         K.SERVER_ERROR,
@@ -1325,6 +1353,11 @@ def _code_kind(finding: Finding, codes: list[str]) -> Kind | None:
     return None
 
 
+#: The reason of a transport failure (no status, no body) whose words no row knows: a lost
+#: connection, as nearly every such failure is. ``classify_exception`` does not take it for
+#: an exception that only may be a transport failure.
+TRANSPORT_DEFAULT_LABEL = "no response, words no rule knows (a lost connection)"
+
 #: Where LiteLLM's proxy appends its router's context to an upstream's error ("...
 #: Received Model Group=x\nAvailable Model Group Fallbacks=[...]\nError doing the fallback:
 #: ..."): the text after it is other models' failures, not this one's.
@@ -1385,6 +1418,11 @@ def _decide(finding: Finding, status: int | None, transport: bool) -> Kind:
                 finding.reason = f"code={c} (an unlisted invalid_* code)"
                 return K.INVALID_REQUEST
     kind = kind_for_status(eff)
+    if kind is None and transport and eff is None:
+        # a failure with no response at all, in words no row knows ("bad response", undici's
+        # "Response body length does not match content-length header"): the exchange broke
+        finding.reason = TRANSPORT_DEFAULT_LABEL
+        return K.NETWORK
     if kind is None:
         finding.reason = "nothing matched"
         return K.UNKNOWN

@@ -114,7 +114,9 @@ def _event_finding(name: str, obj: object, text: str) -> Finding | None:
             "response.failed",
             "response.incomplete",
         ):
-            return responses_finding(as_dict(d.get("response")) or {})
+            failed = "response.failed" in (lname, typ)
+            event_type = "response.failed" if failed else "response.incomplete"
+            return responses_finding(as_dict(d.get("response")) or {}, event_type)
         if lname in _REFUSAL_EVENTS or typ in _REFUSAL_EVENTS:
             return refusal_finding(d.get("refusal") or d.get("delta"))
         f = error_in_body(d)

@@ -24,6 +24,7 @@ from typing import Any, TextIO
 
 from surefoot import catalog
 from surefoot._classify import classify, ratelimit_of
+from surefoot._classify._http import unknown_unless_named
 from surefoot.cli._out import clean, safe, say
 from surefoot.errors import SurefootError
 
@@ -162,6 +163,8 @@ def classify_line(line: str, *, explain: bool = False) -> dict[str, Any]:
     status = item.get("status")
     if status is not None and (isinstance(status, bool) or not isinstance(status, int)):
         return {"error": f"status must be an integer or null, got {status!r:.40}"}
+    if status is not None and not 100 <= status <= 599:
+        return {"error": f"status {status} is not an HTTP status (100 to 599) or null"}
     provider = item.get("provider")
     model = item.get("model")
     err = classify(
@@ -223,6 +226,13 @@ def run(args: argparse.Namespace) -> int:
                     )
                     return 2
         return 1 if bad else 0
+    if args.status is not None and not 100 <= args.status <= 599:
+        print(
+            f"surefoot classify: --status {args.status} is not an HTTP status; give one "
+            "from 100 to 599, or omit it for a failure with no response",
+            file=sys.stderr,
+        )
+        return 2
     try:
         body = _read_body(args.body)
     except OSError as exc:
@@ -243,6 +253,11 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         in_stream=args.in_stream,
     )
+    if args.status is None and not args.header:
+        # a pasted message with no status is not known to be a lost connection: words no
+        # rule knows stay unknown here rather than a transport failure advised to retry
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+        err = unknown_unless_named(err, text)
     if args.json:
         say(json.dumps(verdict(err, explain=args.explain), ensure_ascii=False, default=str))
     else:
