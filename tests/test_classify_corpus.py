@@ -3,8 +3,8 @@
 ``classify_corpus.jsonl`` must stay at 100%, line by line. ``classify_corpus_2026.jsonl``
 (described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
 against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
-line, and so are ``heldout2`` to ``heldout10`` (rounds 2 to 10's held-out sets, read in the
-rounds after); ``heldout11`` is a fresh held-out set no rule was written against, scored
+line, and so are ``heldout2`` to ``heldout11`` (rounds 2 to 11's held-out sets, read in the
+rounds after); ``heldout12`` is a fresh held-out set no rule was written against, scored
 only in aggregate (no per-line test, no failing case printed) so the score stays an honest
 estimate of accuracy on failures the rules have not seen.
 """
@@ -30,7 +30,7 @@ HELDOUT_MIN = 50
 SPLIT_NAME = re.compile(r"tune|heldout\d*")
 #: The newest held-out split: scored once, in aggregate, never read (see
 #: test_2026_fresh_heldout_accuracy). Every other ``heldoutN`` (N >= 2) has been read.
-FRESH_SPLIT = "heldout11"
+FRESH_SPLIT = "heldout12"
 
 
 def _rows(path: Path = CORPUS) -> list[dict[str, Any]]:
@@ -91,7 +91,7 @@ DOUBTED = {
     # a socket.io frame of Perplexity Labs' unofficial web socket, a format no API sends
     "perplexity-labs-query-progress-failed": ("unknown", False),
 }
-# Rounds 2 to 10's held-out splits (``heldout2`` to ``heldout10``), each scored once when it
+# Rounds 2 to 11's held-out splits (``heldout2`` to ``heldout11``), each scored once when it
 # was fresh (the figures are bench/bench_classify.py's ROUNDn_HELDOUT and the corpus notes'
 # tables) and read by the round after it: tuning data now, checked line by line.
 READ_HELDOUT = [r for r in ROWS_2026 if r["split"] not in ("tune", "heldout", FRESH_SPLIT)]
@@ -165,8 +165,8 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-02, round 11): 52 of 64 lines.
-HELDOUT11_MEASURED = 52 / 64
+#: The fresh held-out split's accuracy, measured once (2026-12-03, round 12): 93 of 107 lines.
+HELDOUT12_MEASURED = 93 / 107
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
@@ -180,10 +180,10 @@ def test_2026_fresh_heldout_accuracy() -> None:
     accuracy = hits / len(FRESH)
     score = f"2026 fresh held-out ({FRESH_SPLIT}) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 11's rules were frozen: 52/64 (81.2%), short of the 97% target
+    # Scored once, after round 12's rules were frozen: 93/107 (86.9%), short of the 97% target
     # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a
     # regression; a later round that tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT11_MEASURED, score
+    assert accuracy >= HELDOUT12_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:
