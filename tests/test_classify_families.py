@@ -1470,6 +1470,147 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "timeout",
         True,
     ),
+    # round 13: another dialect's whole envelope inside a client's wrapper speaks for it
+    (
+        "wrapped-anthropic-envelope",
+        "anthropic",
+        403,
+        {
+            "message": "403 wrapped",
+            "status": 403,
+            "error": _anthropic("Your account has been suspended.", "permission_error"),
+        },
+        "permission_denied",
+        False,
+    ),
+    (
+        "wrapper-message-when-error-has-none",
+        "proxy",
+        400,
+        {"message": "model is not available on this route", "error": {"type": "x"}},
+        "model_not_found",
+        False,
+    ),
+    # a credential of a kind the API does not take
+    (
+        "credential-type-not-accepted",
+        "proxy",
+        401,
+        {"error": {"message": "Bearer tokens are not accepted by this service."}},
+        "auth_failed",
+        False,
+    ),
+    (
+        "feature-not-supported-by-api-stays-capability",
+        "openai",
+        400,
+        _openai("Parallel tool calls are not supported by this API version for o1."),
+        "capability_mismatch",
+        False,
+    ),
+    # a form taken "only ... for now"
+    (
+        "only-text-accepted-for-now",
+        "proxy",
+        400,
+        {"error": {"message": "For now, only string content is accepted in system messages."}},
+        "capability_mismatch",
+        False,
+    ),
+    # a model only a dedicated endpoint serves
+    (
+        "dedicated-endpoint-required",
+        "together",
+        400,
+        _openai("Please create and start a dedicated endpoint to use this model."),
+        "model_not_found",
+        False,
+    ),
+    # the account's own routing settings exclude every endpoint
+    (
+        "router-guardrail-settings",
+        "openrouter",
+        404,
+        {"error": {"message": "No providers matching your account restrictions.", "code": 404}},
+        "permission_denied",
+        False,
+    ),
+    (
+        "router-endpoints-excluded",
+        "openrouter",
+        502,
+        "Data collection disallowed (account settings): 3 endpoints excluded",
+        "permission_denied",
+        False,
+    ),
+    (
+        "guardrail-block-stays-content",
+        "proxy",
+        400,
+        {"error": {"message": "Request blocked by guardrail: prompt injection detected"}},
+        "content_filtered",
+        False,
+    ),
+    # a full queue and an empty pool of accounts are capacity
+    (
+        "queue-full-camel-case",
+        "proxy",
+        503,
+        {"error": {"message": "RequestQueueFull"}},
+        "model_overloaded",
+        True,
+    ),
+    (
+        "relay-no-free-accounts",
+        "proxy",
+        503,
+        "no free accounts for claude-sonnet right now",
+        "model_overloaded",
+        True,
+    ),
+    # overload inside a client's wrapper with no status
+    (
+        "statusless-overload-in-wrapper",
+        "openai",
+        None,
+        "APIError: [server_error] The engine is at capacity. You can retry your request.",
+        "model_overloaded",
+        True,
+    ),
+    # the exception a plain-text failure names is its code
+    (
+        "text-names-bedrock-exception",
+        "bedrock",
+        None,
+        "ThrottlingException: Too many tokens, please wait before trying again.",
+        "rate_limit",
+        True,
+    ),
+    (
+        "text-botocore-inner-code",
+        "bedrock",
+        400,
+        "An error occurred (AccessDeniedException) when calling the Converse operation: nope",
+        "permission_denied",
+        False,
+    ),
+    (
+        "text-generic-sdk-class-names-nothing",
+        "cohere",
+        400,
+        "ApiError: 'invalid request: message must not be empty'",
+        "invalid_request",
+        False,
+    ),
+    # tool arguments said not to be JSON
+    (
+        "non-json-tool-arguments",
+        "deepseek",
+        500,
+        "tool call 'search' returned non-JSON arguments",
+        "malformed_tool_call",
+        False,
+    ),
 ]
 
 
@@ -1726,6 +1867,15 @@ def test_failure_shapes_in_a_2xx_body(
         ({}, "prompt_feedback {\n  block_reason: OTHER\n}\n", "content_filtered"),
         # a client's own words for a broken exchange, as the whole 2xx body
         ({}, "stream closed before response.completed: connection reset by peer", "network"),
+        # an exception a 2xx body names, or the cause its words give (round 13)
+        ({}, "ModelStreamErrorException: the model stopped mid-answer", "server_error"),
+        (
+            {},
+            "EventStreamError: An error occurred (validationException) when calling the "
+            "ConverseStream operation: prompt is too long: 210000 tokens",
+            "context_too_long",
+        ),
+        ({}, "Error: tool call 'f' has non-JSON arguments '{\"a\": 1} x'", "malformed_tool_call"),
     ],
 )
 def test_text_failures_in_a_2xx_body(headers: dict[str, str], body: str, kind: str) -> None:
@@ -1737,6 +1887,9 @@ def test_plain_text_answers_stay_answers() -> None:
         "Set the timeout to 30 s and retry on connection reset.",
         "Here is the summary: the network is fine.",
         "candidates {\n  finish_reason: STOP\n}\n",
+        # an answer that opens with a word of the error rows but names no failure
+        "Error handling in Python: use try/except around the call.",
+        "ValueError: is raised when the value is wrong, as this tutorial shows.",
     ):
         assert classify(200, {}, text, provider="openai").kind == "unknown", text
 

@@ -90,6 +90,51 @@ def extract_json(obj: object) -> Finding | None:
     return f
 
 
+#: The exception a plain-text failure names: its leading type (``ServiceUnavailableException:
+#: ...``, ``botocore.errorfactory.ThrottlingException: ...``) or botocore's ``An error
+#: occurred (ThrottlingException) when calling the X operation``.
+_NAMED = re.compile(
+    r"^\W{0,3}(?:[A-Za-z_][\w]*\.){0,4}([A-Z][A-Za-z0-9]{2,60}(?:Exception|Error|Fault)):"
+    r"|\bAn error occurred \(([A-Za-z][A-Za-z0-9]{2,60})\) when calling\b"
+)
+
+
+#: Base classes an SDK raises for any failure (Cohere's ``ApiError``, the openai SDK's
+#: ``APIStatusError``): they name no cause, and ``ApiError`` would read as Anthropic's
+#: ``api_error`` (a server error).
+_GENERIC_NAMES = frozenset(
+    {
+        "apierror",
+        "apistatuserror",
+        "apiresponseerror",
+        "httperror",
+        "httpstatuserror",
+        "clienterror",
+        "responseerror",
+        "requesterror",
+        "eventstreamerror",
+        "error",
+        "exception",
+        "runtimeerror",
+        "valueerror",
+        "typeerror",
+        "keyerror",
+        "sdkerror",
+        "openaierror",
+        "openaiapierror",
+        "anthropicerror",
+        "providererror",
+        "upstreamerror",
+    }
+)
+
+
 def extract_text(text: str) -> Finding:
-    """Plain text: the first 4 KiB is the message."""
-    return Finding("text", message=" ".join(text[:4096].split()))
+    """Plain text: the first 4 KiB is the message; an exception it names is a code (the most
+    specific, botocore's inner one, first)."""
+    head = text[:4096]
+    found = list(_NAMED.finditer(head[:1024]))
+    inner = [m.group(2) for m in found if m.group(2)]
+    outer = [m.group(1) for m in found if m.group(1)]
+    codes = [c for c in dict.fromkeys(inner + outer) if c.lower() not in _GENERIC_NAMES]
+    return Finding("text", message=" ".join(head.split()), codes=codes)

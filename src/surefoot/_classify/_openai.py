@@ -38,10 +38,25 @@ def extract(obj: object, sub: SubExtract, depth: int = 0) -> Finding | None:
         return Finding("openai", message=err[:4096])
     e = as_dict(err)
     if e is not None:
-        return _from_error(e, sub, depth)
+        if depth < 2 and as_dict(e.get("error")) is not None and not _said(e):
+            # a client's wrapper around another dialect's whole envelope (``{"message": "400
+            # ...", "error": {"type": "error", "error": {...}}}``, Anthropic's inside): the
+            # envelope inside speaks for the failure
+            inner = sub(e, depth + 1)
+            if inner is not None and (inner.message or inner.kind):
+                return inner
+        f = _from_error(e, sub, depth)
+        if not f.message:
+            f.message = as_str(d.get("message"))
+        return f
     if d.get("object") == "error" or ("message" in d and ("type" in d or "code" in d)):
         return _flat(d)
     return None
+
+
+def _said(e: dict[str, Any]) -> bool:
+    """Whether an error object carries its own words."""
+    return bool(as_str(e.get("message")) or as_str(e.get("msg")))
 
 
 def _codes(e: dict[str, Any]) -> tuple[list[str], int | None]:

@@ -439,6 +439,17 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         r"|upgrade (your plan )?for access|(not been|not|never been) granted access"
         r"|access (has not been|was not|is not) granted|request(ing)? access (to|before)",
     ),
+    # a credential of a kind this API does not take ("API keys are not supported by this API.
+    # Expected OAuth2 access token"): the caller's credentials, before the rows that read "not
+    # supported by" as a model's capability
+    (
+        K.AUTH_FAILED,
+        "'API keys are not supported by this API' (credential type)",
+        r"\b(api[ _-]?keys?|bearer tokens?|access tokens?|oauth ?2?( access)? tokens?|credentials?"
+        r"|authentication (methods?|types?|schemes?))\b (are |is )?(not (supported|accepted"
+        r"|allowed)|unsupported) (by|for|on|with|in) (this|the) (api|service|endpoint|server)\b"
+        r"|\bexpected (an? )?(oauth ?2?|bearer|access) (access )?token\b",
+    ),
     # no identity at all, although Google types it PERMISSION_DENIED
     (
         K.AUTH_FAILED,
@@ -485,6 +496,14 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         r"response|error reading (a )?(response )?body|closed the connection|closed idle "
         r"connection|forcibly closed|handshake|\btls\b|x509|certificate|reset by peer|stream "
         r"(was )?reset|streamreset|connection attempt failed",
+    ),
+    # the provider's words for overload inside a client's wrapper ("OpenAIAPIError:
+    # [server_error] That model is currently overloaded with other requests. You can retry
+    # ..."): before the server-error row its closing words match
+    (
+        K.MODEL_OVERLOADED,
+        "'currently overloaded' (overload inside)",
+        r"\b(is |are )?(currently )?overloaded\b|\b(over|at) capacity\b",
     ),
     # a client's wrapper ("stream disconnected before completion: ...") around the provider's
     # own words for a server failure: the cause inside decides
@@ -669,6 +688,18 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|retry|wait|in \d+(\.\d+)? ?(s|ms|seconds?)\b))[\s\S]*\bquota (exceeded|exhausted"
         r"|used up|reached)\b(?! for ([\w-]+\.)+googleapis\.com\b| for quota metric\b)",
     ),
+    # a router whose every route for the model is excluded by the account's own settings
+    # ("No endpoints available matching your guardrail restrictions and data policy", "Paid
+    # model training violation (account settings): 1 endpoint excluded"): the account decides,
+    # before the content-policy row reads "guardrail" as a filtered prompt
+    (
+        K.PERMISSION_DENIED,
+        "'no endpoints found matching your data policy' (privacy settings)",
+        r"matching your (guardrail[\w ]{0,30}(and|or) )?data policy|data polic(y|ies) (settings"
+        r"|restrict)|privacy settings|no allowed providers|allowed providers (are|is) (not )?"
+        r"available|\bmatching your (guardrail|privacy|data|account)\b[\w ]{0,40}\b(restrictions?"
+        r"|settings|polic(y|ies))\b|\(account settings\)|\b\d+ (endpoints?|providers?) excluded\b",
+    ),
     # an account closed for its conduct ("suspended for violating our terms"): the account, not
     # this request's content, before the content-policy row
     (
@@ -706,7 +737,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|did not) (generate|produce|emit|return|create) (a )?(valid )?(tool|function) call"
         r"|(tool|function) call (could not|couldn'?t|cannot) be (parsed|generated|decoded)"
         r"|failed to generate (valid )?json|json_validate_failed"
-        r"|error parsing (the )?(tool|function) call|failed parsing (the )?(tool|function) call",
+        r"|error parsing (the )?(tool|function) call|failed parsing (the )?(tool|function) call"
+        r"|\bnon-json (tool |function )?(call )?arguments\b",
     ),
     # a gateway that found no route for the path: the URL is wrong, not the model
     (
@@ -715,13 +747,6 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"no route (matched|found|for (that|this|the) (uri|url|path))|route not found"
         r"|unrecognized request url|invalid url \(|\b(unsupported|unknown|unrecognized) (api )?"
         r"(endpoint|route)s?\b(?! (parameter|option|field|argument))",
-    ),
-    # a router whose every route for the model is excluded by the account's data policy
-    (
-        K.PERMISSION_DENIED,
-        "'no endpoints found matching your data policy' (privacy settings)",
-        r"matching your data policy|data polic(y|ies) (settings|restrict)|privacy settings"
-        r"|no allowed providers|allowed providers (are|is) (not )?available",
     ),
     # a router with the model but no backend for a feature: the feature, not the model
     (
@@ -736,7 +761,11 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'endpoint is not running' (stopped deployment)",
         r"(endpoint|deployment|instance)\b[^.\n]{0,100}\b(is not|isn'?t|not) (running|deployed"
         r"|started|active)|(endpoint|deployment)\b[^.\n]{0,100}\b(is|has been|was) (stopped"
-        r"|paused|shut down|scaled down)",
+        r"|paused|shut down|scaled down)"
+        # a model served only on a dedicated endpoint the account has not started ("Unable to
+        # access non-serverless model x ... create and start a new dedicated endpoint")
+        r"|\bnon-serverless model\b|\b(create|start|deploy)( and start)? an? (new )?dedicated "
+        r"(endpoint|deployment)\b",
     ),
     # a parameter this model retired ("`temperature` is deprecated for this model"), before the
     # model-not-found row reads "deprecated" as the model's
@@ -784,7 +813,10 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|no (matching |such )?models? (found|matched|matching)\b"
         # a custom model that exists but serves nothing yet ("finetuned model with name x is not
         # ready for serving")
-        r"|\b(fine-?tuned|custom|trained) model\b[^.\n]{0,80}\bnot (ready|deployed|yet available)",
+        r"|\b(fine-?tuned|custom|trained) model\b[^.\n]{0,80}\bnot (ready|deployed|yet available)"
+        # the route serves other models ("model is not available on this endpoint")
+        r"|\bmodel( ['\"`]?[\w./:@-]{1,80}['\"`]?)? (is|was) (not|n'?t) (available|served|offered"
+        r"|hosted) (on|at|via|through|from) (this|the) (endpoint|route|gateway|url|path|server)\b",
     ),
     (
         K.PERMISSION_DENIED,
@@ -989,6 +1021,11 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|doesn'?t|is not|isn'?t|not (permitted|available|enabled|supported))\b[^.\n]{0,80}"
         r"\b(for|with|by|on|in) (this|the (selected|specified|requested|current|chosen)) model\b"
         r"|\bis infeasible for\b|requested a restricted\b"
+        # a form the endpoint takes "only ... currently" ("only messages with 'type=text' are
+        # supported currently"): a limit of this endpoint for now, not a malformed request
+        r"|\bonly\b[^.\n]{0,60}\b(is|are) (supported|allowed|accepted) (currently|at (this|the) "
+        r"(time|moment)|for now|as of now)\b|\b(currently|at (this|the) (time|moment)|for now),? "
+        r"only\b[^.\n]{0,60}\b(is|are) (supported|allowed|accepted)\b"
         r"|\b(type|mode|feature|parameter|option)\b[^.\n]{0,40}\b(is|are) (unavailable|not "
         r"available) (now|currently|at the moment|for now)|response_format(\.type)?'? must be\b"
         # a feature this model or endpoint will not let go ("Reasoning is mandatory for this
@@ -1041,6 +1078,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|\b(llm|model|runner|engine|gpu|worker|backend)s? (is |are )?busy\b"
         r"|\bload[_ -]?shed|\badmission (denied|control)"
         r"|\bno (free |available |idle )?slots? (available|left|free)\b"
+        # a full request queue (Groq's ``ErrorQueueFull``), a relay's pool of accounts all busy
+        r"|queue[ _]?(is )?full\b|\bno (available|free|idle) accounts?\b"
         r"|model is loading|(worker|replica|instance|node|gpu)s?\b[^.\n]{0,30}\b(request )?"
         r"limit reached",
     ),

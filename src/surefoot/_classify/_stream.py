@@ -36,6 +36,7 @@ from surefoot._classify._envelopes import (
     opens_like_an_error,
     proto_text_finding,
 )
+from surefoot._classify._generic import extract_text
 from surefoot._classify._input import MAX_BODY_BYTES, Body, decode_body
 from surefoot._classify._kinds import Kind
 from surefoot._classify._response import (
@@ -226,6 +227,18 @@ def _is_sse(body: Body, h: dict[str, str]) -> bool:
     return body.obj is None and body.text[:256].lstrip().startswith(("data:", "event:", ":"))
 
 
+def named_failure(text: str) -> Finding | None:
+    """A 2xx plain-text body that opens like an error and names its cause in words or an
+    exception type a row knows ("ServiceUnavailableException: ...", "EventStreamError: An
+    error occurred (validationException) ...: Input is too long"): its finding, or ``None``
+    when nothing but its opening says it failed."""
+    f = extract_text(text)
+    probe = Finding(f.dialect, message=f.message, codes=list(f.codes))
+    if decide(probe, None) is Kind.UNKNOWN:
+        return None
+    return f
+
+
 def scan_success(
     body: Body, h: dict[str, str], *, provider: str | None, model: str | None
 ) -> SurefootError | None:
@@ -270,6 +283,6 @@ def scan_success(
             return _finish(blank, provider=provider, model=model, in_stream=False)
         f = proto_text_finding(text) if "_reason:" in text else None
         if f is None and len(text) <= 4096 and opens_like_an_error(text):
-            f = transport_finding(text)
+            f = transport_finding(text) or named_failure(text)
         return None if f is None else _finish(f, provider=provider, model=model, in_stream=False)
     return inspect_response(body.obj, provider=provider, model=model)
