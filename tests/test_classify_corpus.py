@@ -169,8 +169,8 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-03, round 12): 93 of 107 lines.
-HELDOUT12_MEASURED = 93 / 107
+#: The fresh held-out split's accuracy, measured once (2026-12-03, round 13): 87 of 105 lines.
+HELDOUT13_MEASURED = 87 / 105
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
@@ -184,10 +184,10 @@ def test_2026_fresh_heldout_accuracy() -> None:
     accuracy = hits / len(FRESH)
     score = f"2026 fresh held-out ({FRESH_SPLIT}) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 12's rules were frozen: 93/107 (86.9%), short of the 97% target
+    # Scored once, after round 13's rules were frozen: 87/105 (82.9%), short of the 97% target
     # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a
     # regression; a later round that tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT12_MEASURED, score
+    assert accuracy >= HELDOUT13_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:
