@@ -115,8 +115,12 @@ def test_unknown_failure_is_not_advised_to_retry(capsys: pytest.CaptureFixture[s
     # know a pasted message is one, so only words a rule names make it a network failure
     code, out = _run(["--body", "ECONNRESET: socket hang up"], capsys)
     assert code == 0 and out.startswith("network")
-    v = _classify.classify_line('{"status": null, "body": "garbage"}')
+    v = _classify.classify_line('{"status": null, "body": "garbage response"}')
     assert v["kind"] == "network" and v["retryable"] is True
+    # ... when its words speak of the exchange; a server's sentence whose status was lost
+    # is no lost connection
+    v = _classify.classify_line('{"status": null, "body": "garbage"}')
+    assert v["kind"] == "unknown" and v["retryable"] is False
 
 
 @pytest.mark.parametrize("status", ["700", "99", "0", "-1"])

@@ -1611,6 +1611,185 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "malformed_tool_call",
         False,
     ),
+    # round 14: a status-less failure is a lost connection only in words of an exchange
+    (
+        "statusless-server-sentence-is-no-lost-connection",
+        "azure",
+        None,
+        "The selected tenant could not be matched to this resource.",
+        "unknown",
+        False,
+    ),
+    (
+        "statusless-exchange-words-are-a-lost-connection",
+        "openai",
+        None,
+        "Invalid response framing from peer",
+        "network",
+        True,
+    ),
+    (
+        "statusless-json-is-no-lost-connection",
+        "proxy",
+        None,
+        {"detail": {"status": "failure", "message": "routing table empty"}},
+        "unknown",
+        False,
+    ),
+    (
+        "statusless-serialised-exception-code-still-reads",
+        "openrouter",
+        None,
+        '{"message": "other side closed", "code": "UND_ERR_SOCKET"}',
+        "network",
+        True,
+    ),
+    (
+        "statusless-json-answer-with-failing-finish",
+        "gemini",
+        None,
+        {"candidates": [{"finishReason": "SAFETY", "index": 0}]},
+        "content_filtered",
+        False,
+    ),
+    # an identity without the role for an operation
+    (
+        "principal-lacks-operation-access",
+        "azure",
+        403,
+        {
+            "error": {
+                "code": "PermissionDenied",
+                "message": "The caller does not have access to the operation.",
+            }
+        },
+        "permission_denied",
+        False,
+    ),
+    # a filter's finish reason printed by a client
+    (
+        "client-printed-finish-reason-recitation",
+        "gemini",
+        None,
+        "stream stopped: finish_reason=RECITATION",
+        "content_filtered",
+        False,
+    ),
+    (
+        "encrypted-reasoning-item-rejected",
+        "openai",
+        400,
+        _openai(
+            "Encrypted content for item rs_1 could not be decrypted.", "invalid_encrypted_content"
+        ),
+        "invalid_request",
+        False,
+    ),
+    # a tool-use sequence the model botched, under a generic model-error code
+    (
+        "model-invalid-sequence-in-tool-use",
+        "bedrock",
+        424,
+        {"message": "Model generated invalid output within a tool call."},
+        "malformed_tool_call",
+        False,
+    ),
+    (
+        "unsupported-param-tools-under-server-error-type",
+        "proxy",
+        500,
+        {"code": 500, "message": "Unsupported param: tool_choice", "type": "server_error"},
+        "capability_mismatch",
+        False,
+    ),
+    # an input part's MIME type no model takes; a response MIME type stays a mode
+    (
+        "input-mime-type-not-supported",
+        "vertex",
+        400,
+        {
+            "error": {
+                "code": 400,
+                "message": "The mimeType text/csv is not supported.",
+                "status": "INVALID_ARGUMENT",
+            }
+        },
+        "invalid_request",
+        False,
+    ),
+    (
+        "audio-mime-type-which-is-not-supported",
+        "vertex",
+        400,
+        {
+            "error": {
+                "code": 400,
+                "message": "mimeType audio/aac, which is not supported",
+                "status": "INVALID_ARGUMENT",
+            }
+        },
+        "capability_mismatch",
+        False,
+    ),
+    # a header or field the request left out; an auth header is the credentials
+    (
+        "required-header-missing",
+        "proxy",
+        400,
+        {"error": {"message": "header x-tenant-id is required"}},
+        "invalid_request",
+        False,
+    ),
+    (
+        "authorization-header-missing",
+        "proxy",
+        401,
+        {"error": {"message": "Authorization header is missing"}},
+        "auth_failed",
+        False,
+    ),
+    # a local server whose model load failed, not a model still loading
+    (
+        "local-server-failed-to-load-model",
+        "ollama",
+        500,
+        {"error": "failed to load model 'qwen3:32b'"},
+        "server_error",
+        True,
+    ),
+    (
+        "local-server-model-still-loading",
+        "proxy",
+        503,
+        {"error": {"message": "Loading model", "code": 503}},
+        "model_overloaded",
+        True,
+    ),
+    # a web framework's default not-found page: the URL is wrong
+    (
+        "framework-404-page",
+        "vllm",
+        404,
+        "404: Not Found",
+        "invalid_request",
+        False,
+    ),
+    (
+        "express-cannot-post",
+        "proxy",
+        404,
+        "Cannot POST /v1/responses",
+        "invalid_request",
+        False,
+    ),
+    (
+        "model-not-found-404-stays-model",
+        "proxy",
+        404,
+        {"error": {"message": "model 'gpt-9' not found"}},
+        "model_not_found",
+        False,
+    ),
 ]
 
 
@@ -1876,6 +2055,22 @@ def test_failure_shapes_in_a_2xx_body(
             "context_too_long",
         ),
         ({}, "Error: tool call 'f' has non-JSON arguments '{\"a\": 1} x'", "malformed_tool_call"),
+        # a status-coded event with its words in ``details`` (round 14)
+        ({}, '{"code": 422, "details": "value out of range for seed"}', "invalid_request"),
+        # the upstream's own finish reason under a normalised stop, and an empty completion
+        (
+            {},
+            '{"object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop",'
+            ' "native_finish_reason": "upstream_error", "message": {"content": null}}]}',
+            "server_error",
+        ),
+        (
+            {},
+            '{"object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop",'
+            ' "message": {"role": "assistant", "content": ""}}], "usage": {"prompt_tokens": 9,'
+            ' "completion_tokens": 0}}',
+            "server_error",
+        ),
     ],
 )
 def test_text_failures_in_a_2xx_body(headers: dict[str, str], body: str, kind: str) -> None:
@@ -1890,6 +2085,11 @@ def test_plain_text_answers_stay_answers() -> None:
         # an answer that opens with a word of the error rows but names no failure
         "Error handling in Python: use try/except around the call.",
         "ValueError: is raised when the value is wrong, as this tutorial shows.",
+        # an answer made only of a tool call, with no text and a normal native reason
+        '{"object": "chat.completion", "choices": [{"finish_reason": "tool_calls", "message": '
+        '{"content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": '
+        '"f", "arguments": "{}"}}]}, "native_finish_reason": "tool_calls"}], "usage": '
+        '{"completion_tokens": 0}}',
     ):
         assert classify(200, {}, text, provider="openai").kind == "unknown", text
 

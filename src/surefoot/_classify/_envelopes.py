@@ -106,14 +106,15 @@ def _status_coded_message(d: dict[str, Any]) -> Finding | None:
 def _small_message(d: dict[str, Any]) -> Finding | None:
     """A small object of bookkeeping and one message, no success member (a gateway's
     ``{"html-message": "Network connection lost."}``, an agent service's stream event
-    ``{"sequence_number": 3, "code": ..., "message": ...}``, ``{"detail": "..."}``)."""
+    ``{"sequence_number": 3, "code": ..., "message": ...}``, ``{"detail": "..."}``,
+    ``{"code": 400, "details": "..."}``)."""
     if len(d) > 6 or not _SUCCESS_KEYS.isdisjoint(d):
         return None
     text = next(
         (
             v
             for k, v in d.items()
-            if isinstance(v, str) and v and ("message" in k.lower() or k == "detail")
+            if isinstance(v, str) and v and ("message" in k.lower() or k in ("detail", "details"))
         ),
         "",
     )
@@ -122,6 +123,11 @@ def _small_message(d: dict[str, Any]) -> Finding | None:
     f = json_finding(d, {}, None) or Finding("text")
     if not f.message:
         f.message = text[:4096]
+    code = d.get("code")
+    if f.status is None and isinstance(code, int) and not isinstance(code, bool):
+        # ``{"code": 400, "details": "..."}`` (a guardrails orchestrator's stream event): the
+        # status it declares, when its words name no cause
+        f.status = code if 400 <= code <= 599 else None
     return f
 
 

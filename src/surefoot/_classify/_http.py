@@ -10,6 +10,7 @@ from surefoot._classify._build import build, fallback_error, refine, retry_hint,
 from surefoot._classify._dialects import find
 from surefoot._classify._input import decode_body, norm_headers, text_of
 from surefoot._classify._kinds import Kind
+from surefoot._classify._response import inspect_object
 from surefoot._classify._rules import TRANSPORT_DEFAULT_LABEL, Finding, decide
 from surefoot.errors import SurefootError
 
@@ -88,7 +89,13 @@ def _classify(
             now=now,
         )
     f = find(b, h, provider)
-    kind = decide(f, status, transport=status is None)
+    if status is None and b.obj is not None and f.dialect == "text":
+        # a JSON answer with its status lost, and no error envelope in it: a response that
+        # failed inside (Gemini's candidates stopped for RECITATION) reads as in a 2xx
+        inside = inspect_object(b.obj)
+        if inside is not None:
+            f = inside
+    kind = decide(f, status, transport=status is None, structured=b.obj is not None)
     retry_after = retry_hint(h, f, now)
     kind = refine(kind, f, retry_after)
     return build(

@@ -177,6 +177,31 @@ def _first_fragment(delta: dict[str, Any] | None) -> Finding | None:
     return None
 
 
+def _native_reason(value: object) -> Finding | None:
+    """OpenRouter's ``native_finish_reason``, the upstream's own, under a normalised ``stop``
+    (``"network_error"``): a failure when it is one, or names an error."""
+    reason = as_str(value, 64).lower()
+    if not reason or reason in NORMAL_REASONS:
+        return None
+    f = reason_finding(reason, fld="native_finish_reason")
+    if f is None and "error" in reason:
+        f = Finding("response", message=f"the upstream stopped with {reason!r}", codes=[reason])
+        f.kind = K.SERVER_ERROR
+        f.reason = f"native_finish_reason={reason} (an upstream error)"
+    return f
+
+
+def _empty_completion(msg: dict[str, Any], d: dict[str, Any]) -> bool:
+    """A chat completion whose message holds nothing (no content, refusal, tool call or
+    reasoning) and whose usage counts no completion token: an answer that never came."""
+    if any(msg.get(k) for k in ("content", "refusal", "tool_calls", "function_call", "audio")):
+        return False
+    if msg.get("reasoning") or msg.get("reasoning_content"):
+        return False
+    usage = as_dict(d.get("usage"))
+    return usage is not None and usage.get("completion_tokens") == 0
+
+
 def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | None:
     """A :class:`Finding` for a failure inside a successful body, or ``None``."""
     if isinstance(obj, list):
@@ -204,10 +229,14 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
         c = as_dict(choice)
         if c is None:
             continue
-        f = reason_finding(c.get("finish_reason"))
+        f = reason_finding(c.get("finish_reason")) or _native_reason(c.get("native_finish_reason"))
         if f is not None:
             return f
         msg = as_dict(c.get("message"))
+        if msg is not None and _empty_completion(msg, d):
+            f = Finding("response", message="the completion is empty", kind=K.SERVER_ERROR)
+            f.reason = "an empty completion (no content, no tool call, 0 completion tokens)"
+            return f
         for part in (msg, as_dict(c.get("delta"))):
             if part is not None and part.get("refusal"):
                 f = refusal_finding(part.get("refusal"))

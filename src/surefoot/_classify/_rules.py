@@ -419,6 +419,10 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         r"|(does not|doesn'?t|do not|don'?t) have access to the [\w -]{1,30} (api|feature"
         r"|endpoint)\b"
         r"|(has no|have no|without|lacks?|lacking) access to (the |this )?model\b"
+        # an identity without the role for this operation ("Principal does not have access to
+        # API/Operation."): Azure's RBAC refusal
+        r"|(does not|doesn'?t|do not|don'?t) have access to (the |this )?(api/operation|api"
+        r"|operation|resource)\b(?! (key|version))"
         r"|not allowed to (sample from|use|access|call) (the |this )?model\b",
     ),
     # a mode the plan does not include ("Extra usage is required for long context requests",
@@ -495,7 +499,7 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         r"(:| received| in\b)|rst_stream|\bgoaway\b|error sending request|error decoding "
         r"response|error reading (a )?(response )?body|closed the connection|closed idle "
         r"connection|forcibly closed|handshake|\btls\b|x509|certificate|reset by peer|stream "
-        r"(was )?reset|streamreset|connection attempt failed",
+        r"(was )?reset|streamreset|connection attempts? failed",
     ),
     # the provider's words for overload inside a client's wrapper ("OpenAIAPIError:
     # [server_error] That model is currently overloaded with other requests. You can retry
@@ -648,6 +652,14 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     # exceeded - too many tokens processed"): the window refills
     # a token the input may not hold ("contains an invalid token: <|fim_suffix|>", "disallowed
     # special token"): the data, not a credential
+    # data the caller sent back that the server cannot open ("The encrypted content for item
+    # cmp_... could not be verified", a reasoning item from another organization)
+    (
+        K.INVALID_REQUEST,
+        "'encrypted content could not be verified' (replayed data)",
+        r"\bencrypted[ _]content\b[^\n]{0,120}\b(could not|cannot|can'?t|failed to) be (verified"
+        r"|decrypted|parsed|validated)",
+    ),
     (
         K.INVALID_REQUEST,
         "'contains an invalid token' (input data)",
@@ -720,6 +732,10 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|violat\w* (of )?(our |the |openai'?s? |\w+'s )?(content |usage |safety |community "
         r"|acceptable use )?(polic|terms|guidelines|rules)"
         # a gateway's word filter ("Content blocked: keyword 'x' detected")
+        # a finish reason of the filter printed by a client ("blocked: candidate:
+        # FinishReasonSafety", "finish_reason: RECITATION")
+        r"|\bfinish[ _]?reason[ _:=]*['\"]?(safety|recitation|blocklist|prohibited[ _]?content|spii"
+        r"|image[ _]?safety)\b"
         r"|\bcontent (was |has been )?blocked\b|(banned|blocked|forbidden|prohibited|denied) "
         r"(keywords?|words?|terms?|phrases?)\b|\bkeyword ['\"`][^'\"`\n]{1,60}['\"`] (was )?"
         r"(detected|found|matched)",
@@ -738,7 +754,20 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|(tool|function) call (could not|couldn'?t|cannot) be (parsed|generated|decoded)"
         r"|failed to generate (valid )?json|json_validate_failed"
         r"|error parsing (the )?(tool|function) call|failed parsing (the )?(tool|function) call"
-        r"|\bnon-json (tool |function )?(call )?arguments\b",
+        r"|\bnon-json (tool |function )?(call )?arguments\b"
+        # Bedrock's ModelErrorException for a tool call the model botched ("Model produced
+        # invalid sequence as part of ToolUse")
+        r"|\bmodel (produced|generated|returned|emitted) (an? )?invalid [\w ]{1,20}(as part of"
+        r"|in|for|within) (an? |the |its )?(tool ?use|tool[ _]calls?|function[ _]calls?)\b",
+    ),
+    # a web framework's own not-found page as the whole message ("404 page not found" from
+    # Go's router, FastAPI's {"detail": "Not Found"}, Express's "Cannot POST /generate"): no
+    # handler has the path, so the URL is wrong; a model a handler could not find names itself
+    (
+        K.INVALID_REQUEST,
+        "'404 page not found' (a framework's default page)",
+        r"^\W*(404\W*)?(page |route |resource )?not found\W*$"
+        r"|^\W*cannot (get|post|put|patch|delete) /[\w/.-]*\W*$",
     ),
     # a gateway that found no route for the path: the URL is wrong, not the model
     (
@@ -840,7 +869,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.CAPABILITY_MISMATCH,
         "'unsupported MIME type audio/...' (a modality)",
         r"\bunsupported (mime|media|content|file)[ _-]?type:?\s*['\"`]?(audio|video)/"
-        r"|\b(audio|video)/[\w.+-]+['\"`]?\s*(is |are )?(not (yet )?supported|unsupported)\b",
+        r"|\b(audio|video)/[\w.+-]+['\"`]?\s*(,? which )?(is |are )?(not (yet )?supported"
+        r"|unsupported)\b",
     ),
     # a format or version no model accepts: the request is wrong, not the model's limits
     (
@@ -849,6 +879,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"(image|file|media|audio)[ _-]?(format|extension)s?\b[^.\n]{0,40}(not supported"
         r"|unsupported)|unsupported (image|file|media|audio) (format|type)"
         r"|unsupported (mime|media|content)[ _-]?type"
+        # an input part's MIME type (a response MIME type is an output mode, a capability)
+        r"|(?<!response )\bmime[ _-]?type\b[^.\n]{0,60}\b(not supported|unsupported)"
         r"|file type[^.\n]{0,40}(not supported|unsupported)"
         r"|api[ _-]?version[^.\n]{0,40}(not supported|unsupported)",
     ),
@@ -878,7 +910,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'unrecognized argument: tools' (capability field)",
         r"(unrecognized|unknown|unexpected|extra|unsupported|invalid|incompatible) (request "
         r"|keyword )?"
-        r"(arguments?|parameters?|fields?|propert(y|ies)|keywords?|keys?|inputs?)( supplied"
+        r"(arguments?|parameters?|params?|fields?|propert(y|ies)|keywords?|keys?|inputs?)( supplied"
         r"| provided| passed| given)?:? ?['\"`]?(tools?|tool_choice|functions?|function_call"
         r"|response_format|parallel_tool_calls|reasoning(_effort)?|thinking|audio|modalities"
         r"|logprobs|top_logprobs|stream_options|json_schema|image_url|input_audio"
@@ -1068,6 +1100,14 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"rate limit (exceeded|reached): |\blimit_rp[md]\b|limited to \d+ (requests?|calls?"
         r"|queries) per (minute|min|second)",
     ),
+    # a local server that tried to load the model and failed ("Failed to load model
+    # \"gpt-oss-20b\". Error: Error loading model."): the server's failure, not a model still
+    # loading (below)
+    (
+        K.SERVER_ERROR,
+        "'failed to load model' (a load that failed)",
+        r"\bfailed to load (the )?model\b",
+    ),
     (
         K.MODEL_OVERLOADED,
         "'overloaded'",
@@ -1095,6 +1135,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'invalid api key'",
         r"(invalid|incorrect|missing|no|expired|revoked|bad) (x-)?api[ _-]?(key|token)"
         r"|api[ _-]?key (not valid|is invalid|invalid|expired|not found)|unauthori[sz]ed"
+        r"|\b(authorization|x-api-key|api[ _-]?key|bearer token)( header)? (is |are )?(required"
+        r"|missing)\b"
         r"|authentication|invalid (credentials|bearer token|token|subscription key)"
         r"|security token.{0,40}(invalid|expired)|signature we calculated does not match"
         r"|signature (does not match|has expired|expired)",
@@ -1179,7 +1221,12 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'expected X but found Y' (schema validation)",
         r"\bexpected\b[^.\n]{0,80}\bbut (found|got|received|was)\b|the model returned the"
         r" following errors?|must start with\b|must begin with\b|must end with\b"
-        r"|(is|are) required when\b",
+        r"|(is|are) required when\b"
+        # a header, field or parameter the request left out ("Either x-portkey-config or
+        # x-portkey-provider header is required")
+        r"|\b(header|field|parameter|param|argument|property)s?\b( ['\"`]?[\w.-]{1,60}['\"`]?)?"
+        r" (is |are )?(required|missing)\b"
+        r"|\bmissing (required )?(header|field|parameter|param|argument|property)s?\b",
     ),
 )
 
@@ -1356,15 +1403,20 @@ def phrase_kind(text: str) -> Kind | None:
     return TEXT_RULES[i][0] if i >= 0 else None
 
 
-def decide(finding: Finding, status: int | None, *, transport: bool = False) -> Kind:
+def decide(
+    finding: Finding, status: int | None, *, transport: bool = False, structured: bool = False
+) -> Kind:
     """The kind of a failure: the first of the six steps in the module docstring to answer.
 
     ``transport`` is true when no response was received (``status`` is ``None`` and the text
-    describes an exception): :data:`TRANSPORT_RULES` then come first. The rule that answered
+    describes an exception): :data:`TRANSPORT_RULES` then come first. ``structured`` is true
+    when the body is JSON: whatever the rows do not know in it is no lost connection (a
+    server wrote it, or a client serialised an exception whose code a row knows). The rule
+    that answered
     is left in ``finding.reason`` as a constant label (no formatting on this path).
     """
     dialect = finding.kind is not None
-    kind = _decide(finding, status, transport)
+    kind = _decide(finding, status, transport, structured)
     if kind is K.CONTEXT_TOO_LONG or kind is K.RATE_LIMIT:
         better = limits_kind(kind, finding.message)
         if better is not None:
@@ -1397,13 +1449,21 @@ def _code_kind(finding: Finding, codes: list[str]) -> Kind | None:
 #: an exception that only may be a transport failure.
 TRANSPORT_DEFAULT_LABEL = "no response, words no rule knows (a lost connection)"
 
+#: Words of an exchange (a response, a connection, a stream...): a status-less failure in words
+#: no row knows is taken for a lost connection only when it speaks of one.
+_EXCHANGE = re.compile(
+    r"\b(responses?|connections?|connect(ing|ed)?|sockets?|streams?|body|headers?|reply|replies"
+    r"|fetch|network|upstream|transport|tcp|http|dns|host)\b",
+    re.IGNORECASE,
+)
+
 #: Where LiteLLM's proxy appends its router's context to an upstream's error ("...
 #: Received Model Group=x\nAvailable Model Group Fallbacks=[...]\nError doing the fallback:
 #: ..."): the text after it is other models' failures, not this one's.
 _ROUTER_TAIL = "Received Model Group="
 
 
-def _decide(finding: Finding, status: int | None, transport: bool) -> Kind:
+def _decide(finding: Finding, status: int | None, transport: bool, structured: bool) -> Kind:
     if finding.kind is not None:
         if not finding.reason:
             finding.reason = f"{finding.dialect} dialect"
@@ -1457,9 +1517,11 @@ def _decide(finding: Finding, status: int | None, transport: bool) -> Kind:
                 finding.reason = f"code={c} (an unlisted invalid_* code)"
                 return K.INVALID_REQUEST
     kind = kind_for_status(eff)
-    if kind is None and transport and eff is None:
-        # a failure with no response at all, in words no row knows ("bad response", undici's
-        # "Response body length does not match content-length header"): the exchange broke
+    if kind is None and transport and eff is None and not structured and _EXCHANGE.search(text):
+        # a failure with no response at all, in words no row knows that speak of the exchange
+        # ("bad response", undici's "Response body length does not match content-length
+        # header"): the exchange broke. A server's sentence whose status was lost ("Principal
+        # does not have access to API/Operation.") is no lost connection
         finding.reason = TRANSPORT_DEFAULT_LABEL
         return K.NETWORK
     if kind is None:
