@@ -2145,3 +2145,11 @@ def test_response_incomplete_event_without_details_is_not_a_failure() -> None:
 
     data = {"type": "response.incomplete", "response": {"usage": {}}}
     assert classify_event("response.incomplete", json.dumps(data), provider="xai") is None
+
+
+def test_a_response_failed_event_with_empty_data_is_found_in_a_stream() -> None:
+    """The stream pre-filter must let through an event whose name alone says it failed (a
+    fuzzed ``response.failed`` with ``{}`` once slipped past it)."""
+    body = "event: response.output_text.delta\ndata: {}\n\nevent: response.failed\ndata: {}\n\n"
+    err = classify(200, SSE, body, provider="openai")
+    assert (err.kind, err.retryable) == ("server_error", True)

@@ -61,6 +61,8 @@ ORDINARY = [
     "authorization failed",
     "Authorization: failed",
     "api_key: missing",
+    "Invalid proxy server token passed. valid_token=None.",
+    "api_key=null",
     "Please check your API key.",
     "token_count",
     "the token count (3475108) exceeds the maximum number of tokens allowed (1048576).",
@@ -299,3 +301,11 @@ def test_the_probe_skips_only_text_the_full_regex_leaves_alone(parts: list[str])
     change the answer (the refined ``token`` candidates included)."""
     text = "".join(parts)
     assert redact(text) == _redact._PATTERNS.sub(_redact._sub, text)
+
+
+def test_a_value_that_says_none_is_kept_and_a_real_one_is_not() -> None:
+    assert redact("valid_token=None.") == "valid_token=None."
+    assert redact("api_key=null; token=undefined") == "api_key=null; token=undefined"
+    # a value that only starts like one of those words is a value
+    assert "nullified" not in redact("api_key=nullified9Xk2")
+    assert "Nonesuch" not in redact("password=Nonesuch42!")

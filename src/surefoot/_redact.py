@@ -208,6 +208,10 @@ def register_secret(value: str | None) -> None:
         _registered.add(value)
 
 
+#: Values that say no secret was given ("valid_token=None", "api_key=null"): kept as they are.
+_NO_VALUE = frozenset(("none", "null", "nil", "undefined", "true", "false"))
+
+
 def _looks_like_credential(value: str) -> bool:
     """Whether a value after a bare auth scheme is a credential rather than English."""
     return len(value) >= 24 or (len(value) >= 8 and not _WORD.fullmatch(value))
@@ -219,6 +223,8 @@ def _sub(match: re.Match[str]) -> str:
         value = match.group("value")
         if match.group("scheme") is None and kept.rstrip().endswith(":") and _WORD.fullmatch(value):
             return kept + _PATTERNS.sub(_sub, value)  # "api_key: missing": a word, not a key
+        if value.rstrip(".").lower() in _NO_VALUE:
+            return match.group(0)  # "valid_token=None.": the absence of a secret
         return kept + _MASK
     bare = match.group("bare")
     if bare is not None:

@@ -53,6 +53,8 @@ __all__ = ["classify_event", "inspect_response", "scan_success"]
 
 _MAX_EVENTS = 100_000
 _REFUSAL_EVENTS = ("response.refusal.delta", "response.refusal.done")
+#: Events whose name alone says the response failed, whatever their data leaves out.
+_FAILED_EVENTS = ("response.failed",)
 
 
 def _finish(
@@ -184,7 +186,12 @@ def _may_fail(name: str, data: str) -> bool:
     """False only when :func:`classify_event` certainly returns ``None`` for this event: a
     linear pre-filter sparing the JSON decoding and walk of a stream's ordinary chunks."""
     lname = name.lower()
-    if lname == "error" or lname.endswith("exception") or lname in _REFUSAL_EVENTS:
+    if (
+        lname == "error"
+        or lname.endswith("exception")
+        or lname in _REFUSAL_EVENTS
+        or lname in _FAILED_EVENTS
+    ):
         return True
     return _TRIGGERS.search(data.lower()) is not None
 
