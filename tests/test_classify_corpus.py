@@ -176,8 +176,8 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-03, round 13): 87 of 105 lines.
-HELDOUT13_MEASURED = 87 / 105
+#: The fresh held-out split's accuracy, measured once (2026-12-03, round 14): 104 of 117 lines.
+HELDOUT14_MEASURED = 104 / 117
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
@@ -191,10 +191,10 @@ def test_2026_fresh_heldout_accuracy() -> None:
     accuracy = hits / len(FRESH)
     score = f"2026 fresh held-out ({FRESH_SPLIT}) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 13's rules were frozen: 87/105 (82.9%), short of the 97% target
+    # Scored once, after round 14's rules were frozen: 104/117 (88.9%), short of the 97% target
     # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a
     # regression; a later round that tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT13_MEASURED, score
+    assert accuracy >= HELDOUT14_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:

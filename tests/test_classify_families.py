@@ -1629,6 +1629,14 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         True,
     ),
     (
+        "statusless-html-parsed-as-json",
+        "openai",
+        None,
+        "SyntaxError: Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON",
+        "network",
+        True,
+    ),
+    (
         "statusless-json-is-no-lost-connection",
         "proxy",
         None,

@@ -532,6 +532,8 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         r"|payload is not completed"
         # the body ended early or never came: an empty or truncated response
         r"|unexpected end of (json|input|stream|file|data)|invalid json response body"
+        # a body that was not the JSON asked for (an HTML error page parsed as JSON)
+        r"|unexpected token\b.{0,40}\b(in json at position|is not valid json)\b"
         r"|empty (reply|response) from (the )?server|premature (close|end)|unexpected eof"
         r"|ended prematurely|response (body )?(was )?(truncated|incomplete)"
         r"|prematurely closed|prematurecloseexception|transfer closed with outstanding read data"
