@@ -1798,6 +1798,78 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "model_not_found",
         False,
     ),
+    # round 15: codes beside a string error, and a sentence in ``code`` is no code
+    (
+        "string-error-with-code-beside",
+        "xai",
+        None,
+        {"code": "invalid-argument", "error": "The request holds a value out of range."},
+        "invalid_request",
+        False,
+    ),
+    (
+        "encrypted-content-could-not-decrypt",
+        "xai",
+        400,
+        {"error": "Unable to decrypt the supplied encrypted_content blob."},
+        "invalid_request",
+        False,
+    ),
+    # AWS's coral envelope around the error type
+    (
+        "aws-coral-output-envelope",
+        "bedrock",
+        404,
+        {
+            "Output": {"__type": "com.amazon.coral.service#UnknownOperationException"},
+            "Version": "1.0",
+        },
+        "invalid_request",
+        False,
+    ),
+    (
+        "responses-unsupported-file-code",
+        "openai",
+        400,
+        _openai("This file cannot be used as input.", "unsupported_file"),
+        "invalid_request",
+        False,
+    ),
+    # a resource's network policy
+    (
+        "network-access-restricted",
+        "azure",
+        403,
+        _openai("Public network access is restricted for this resource."),
+        "permission_denied",
+        False,
+    ),
+    (
+        "host-not-in-allowed-list",
+        "azure",
+        None,
+        "The host 'x.example' is not in the allowed hosts list of this resource.",
+        "permission_denied",
+        False,
+    ),
+    # the Batch API's queue
+    (
+        "batch-enqueued-tokens-limit",
+        "openai",
+        429,
+        _openai("Enqueued tokens for gpt-4.1 have reached the organization's limit."),
+        "rate_limit",
+        True,
+    ),
+    # a value of the wrong type
+    (
+        "value-of-wrong-type",
+        "cohere",
+        400,
+        {"message": "field 'temperature' is of type string but must be of type float"},
+        "invalid_request",
+        False,
+    ),
 ]
 
 
@@ -2063,6 +2135,21 @@ def test_failure_shapes_in_a_2xx_body(
             "context_too_long",
         ),
         ({}, "Error: tool call 'f' has non-JSON arguments '{\"a\": 1} x'", "malformed_tool_call"),
+        # a provider's refusal of the call printed as a stream's whole error (round 15)
+        ({}, "Rate limit reached for gpt-5 on requests per min (RPM): Limit 500.", "rate_limit"),
+        # a Responses refusal event's data alone, and a tool call left unparsed in the content
+        (
+            {},
+            '{"type": "response.refusal.done", "item_id": "m", "refusal": "I can\'t help."}',
+            "content_filtered",
+        ),
+        (
+            {},
+            '{"object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop", '
+            '"message": {"content": "{\\"name\\": \\"f\\", \\"parameters\\": {\\"a\\": 1}", '
+            '"tool_calls": []}}]}',
+            "malformed_tool_call",
+        ),
         # a status-coded event with its words in ``details`` (round 14)
         ({}, '{"code": 422, "details": "value out of range for seed"}', "invalid_request"),
         # the upstream's own finish reason under a normalised stop, and an empty completion
@@ -2093,6 +2180,14 @@ def test_plain_text_answers_stay_answers() -> None:
         # an answer that opens with a word of the error rows but names no failure
         "Error handling in Python: use try/except around the call.",
         "ValueError: is raised when the value is wrong, as this tutorial shows.",
+        # JSON that parses, in the content, is an answer (asked for JSON output)
+        '{"object": "chat.completion", "choices": [{"finish_reason": "stop", "message": '
+        '{"content": "{\\"name\\": \\"Ada\\", \\"age\\": 36}"}}]}',
+        # a cut answer that opens like a tool call is the length the caller asked for
+        '{"object": "chat.completion", "choices": [{"finish_reason": "length", "message": '
+        '{"content": "{\\"name\\": \\"f\\", \\"par"}}]}',
+        # an answer that talks about rate limits
+        "Rate limits are per organization; see the docs.",
         # an answer made only of a tool call, with no text and a normal native reason
         '{"object": "chat.completion", "choices": [{"finish_reason": "tool_calls", "message": '
         '{"content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": '

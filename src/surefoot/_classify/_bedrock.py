@@ -4,7 +4,8 @@ The error type arrives in the ``x-amzn-ErrorType`` header
 (``ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/``), in a
 ``__type`` member (``com.amazon.coral.service#ThrottlingException``), or, on an event stream,
 in the frame's ``:exception-type`` header (``throttlingException``); the message in
-``message`` or ``Message``. Type names compare case-insensitively, so an event-stream
+``message`` or ``Message`` (inside AWS's ``{"Output": {...}}`` envelope when the front end
+answered). Type names compare case-insensitively, so an event-stream
 exception classifies exactly as the same exception over HTTP.
 """
 
@@ -21,6 +22,10 @@ _TYPE_HEADERS = ("x-amzn-errortype", ":exception-type", ":error-code")
 def extract(obj: object, headers: dict[str, str], *, force: bool = False) -> Finding | None:
     """A :class:`Finding` for a Bedrock error, or ``None`` if it is not one."""
     d = as_dict(obj)
+    if d is not None and "__type" not in d:
+        # AWS's coral envelope (``{"Output": {"__type": "...#UnknownOperationException"},
+        # "Version": "1.0"}``): the error is the object inside
+        d = as_dict(d.get("Output")) or d
     etype = ""
     for name in _TYPE_HEADERS:
         if headers.get(name):

@@ -241,7 +241,10 @@ def broken_json_error(text: str) -> Finding | None:
 # happens to mention a timeout).
 _ERROR_OPENING = re.compile(
     r"\W{0,3}(error\b|[\w.]*(error|exception)\b|stream (disconnected|closed|ended)|connection\b"
-    r"|request (failed|timed out)|failed to\b|timed out|socket\b|network\b)",
+    r"|request (failed|timed out)|failed to\b|timed out|socket\b|network\b"
+    # a provider's own words for a refusal of the call ("Rate limit reached for organization
+    # ...", printed by a client as the stream's whole error)
+    r"|rate limit (reached|exceeded)\b|too many requests\b|quota exceeded\b)",
     re.IGNORECASE,
 )
 

@@ -35,7 +35,11 @@ def extract(obj: object, sub: SubExtract, depth: int = 0) -> Finding | None:
         return None
     err = d.get("error")
     if isinstance(err, str) and err:
-        return Finding("openai", message=err[:4096])
+        # the codes beside it (xAI's ``{"code": "invalid-argument", "error": "..."}``); a
+        # sentence in ``code`` (xAI's "The caller does not have permission ...") is no code
+        codes, status = _codes(d)
+        codes = [c for c in codes if " " not in c]
+        return Finding("openai", message=err[:4096], codes=codes, status=status)
     e = as_dict(err)
     if e is not None:
         if depth < 2 and as_dict(e.get("error")) is not None and not _said(e):
@@ -74,7 +78,19 @@ def _codes(e: dict[str, Any]) -> tuple[list[str], int | None]:
 
 def _flat(d: dict[str, Any]) -> Finding:
     codes, status = _codes(d)
-    return Finding("openai", message=as_str(d.get("message")), codes=codes, status=status)
+    f = Finding("openai", message=as_str(d.get("message")), codes=codes, status=status)
+    _meta_codes(f, as_dict(d.get("metadata")))
+    return f
+
+
+def _meta_codes(f: Finding, meta: dict[str, Any] | None) -> None:
+    """OpenRouter's ``metadata.error_type`` (``provider_unavailable``): the cause its router
+    names, after the error's own codes (a weak code: the words decide first)."""
+    if meta is None:
+        return
+    kind = as_str(meta.get("error_type"), 128)
+    if kind:
+        f.codes.append(kind)
 
 
 def _from_error(e: dict[str, Any], sub: SubExtract, depth: int) -> Finding:
@@ -92,6 +108,7 @@ def _from_error(e: dict[str, Any], sub: SubExtract, depth: int) -> Finding:
     meta = as_dict(e.get("metadata"))
     if meta is None:
         return f
+    _meta_codes(f, meta)
     provider = meta.get("provider_name")
     if isinstance(provider, str) and provider:
         f.provider = provider[:64]

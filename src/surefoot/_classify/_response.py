@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from surefoot._classify._kinds import Kind
@@ -191,6 +192,35 @@ def _native_reason(value: object) -> Finding | None:
     return f
 
 
+#: Responses stream events that carry a refusal.
+_REFUSAL_TYPES = ("response.refusal.done", "response.refusal.delta")
+#: How a tool call the server failed to parse opens when it is left in the content: the
+#: OpenAI shape (``{"type": "function", "function": ...``) or a bare ``{"name": ...``.
+_TOOL_CALL_OPENING = re.compile(r'\s*\{\s*"(type"\s*:\s*"function"|name"\s*:)')
+
+
+def _tool_call_in_content(msg: dict[str, Any], finish: object) -> Finding | None:
+    """A tool call the server's parser left in the content as JSON that does not parse, and no
+    tool call beside it (vLLM's ``llama3_json`` parser on unbalanced braces): the model's call
+    was malformed. A cut answer (``length``) and valid JSON are answers."""
+    content = msg.get("content")
+    if not isinstance(content, str) or msg.get("tool_calls") or finish == "length":
+        return None
+    if len(content) > 65536 or not _TOOL_CALL_OPENING.match(content):
+        return None
+    try:
+        json.loads(content)
+    except ValueError:
+        f = Finding(
+            "response",
+            message="a tool call left unparsed in the content",
+            kind=K.MALFORMED_TOOL_CALL,
+        )
+        f.reason = "message.content: a tool call that is not valid JSON, no tool_calls"
+        return f
+    return None
+
+
 def _empty_completion(msg: dict[str, Any], d: dict[str, Any]) -> bool:
     """A chat completion whose message holds nothing (no content, refusal, tool call or
     reasoning) and whose usage counts no completion token: an answer that never came."""
@@ -243,7 +273,7 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
                 if f is not None:
                     return f
         if check_tool_args and msg is not None:
-            f = _tool_args(msg)
+            f = _tool_args(msg) or _tool_call_in_content(msg, c.get("finish_reason"))
             if f is not None:
                 return f
         # a stream's first fragment is judged alone: later ones only append to it
@@ -296,6 +326,10 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
         return responses_finding(d)
     inner = as_dict(d.get("response"))
     typ = as_str(d.get("type"), 64)
+    if typ in _REFUSAL_TYPES:
+        # a Responses stream's refusal event, its data alone (``{"type":
+        # "response.refusal.done", "refusal": "I'm sorry..."}``)
+        return refusal_finding(d.get("refusal") or d.get("delta"))
     if inner is not None and typ.startswith("response."):
         return responses_finding(inner, typ)
     if d.get("status") in ("failed", "incomplete") and as_dict(d.get("error")) is not None:

@@ -171,6 +171,8 @@ STRONG_CODES: dict[str, Kind] = {
         "invalid_image_format",
         "invalid_base64_image",
         "missing_thought_signature",
+        "unsupported_file",  # Responses API: a file type no input takes ("try again with a pdf")
+        "UnknownOperationException",  # AWS: no operation at this path (a wrong URL)
     ),
     **_codes(
         K.CAPABILITY_MISMATCH,
@@ -287,6 +289,7 @@ WEAK_CODES: dict[str, Kind] = {
         "InternalServerError",
         "internal_error",
         "cf_bad_gateway",
+        "provider_unavailable",  # OpenRouter's metadata.error_type: its words decide first
         "service_unavailable",
         "DATA_LOSS",
     ),
@@ -660,7 +663,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.INVALID_REQUEST,
         "'encrypted content could not be verified' (replayed data)",
         r"\bencrypted[ _]content\b[^\n]{0,120}\b(could not|cannot|can'?t|failed to) be (verified"
-        r"|decrypted|parsed|validated)",
+        r"|decrypted|parsed|validated)|\b(could not|cannot|can'?t|failed to|unable to) (decrypt"
+        r"|verify|validate) (the )?(provided |supplied |given )?encrypted[ _]content\b",
     ),
     (
         K.INVALID_REQUEST,
@@ -668,6 +672,13 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"(contains?|containing|found|encountered|includes?)( an?)? (invalid|forbidden|disallowed"
         r"|reserved|illegal|unsupported) (special )?tokens?\b|disallowed special tokens?"
         r"|special tokens? (is |are )?not allowed|file format error|invalid file format",
+    ),
+    # the Batch API's queue of enqueued tokens is full ("Enqueued token limit reached ...
+    # Please try again once some in_progress batches have been completed"): it drains
+    (
+        K.RATE_LIMIT,
+        "'enqueued token limit reached' (a batch queue)",
+        r"\benqueued token limit\b|\benqueued tokens?\b[^.\n]{0,40}\blimit\b",
     ),
     (
         K.RATE_LIMIT,
@@ -862,6 +873,10 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"organi[sz]ation (must be verified|has been (restricted|suspended|disabled|banned))"
         r"|(only|not) authori[sz]ed for use with|cannot be used for other api requests"
         r"|^operation not allowed|\baction (is )?not allowed"
+        # a resource's network policy ("Outbound network access is restricted. The hostname
+        # ... is not in the allowed FQDN list for this resource")
+        r"|\b(outbound |inbound |network |public )*access (is|has been) restricted\b"
+        r"|\bnot in the (list of )?allowed\b[^.\n]{0,30}\blist\b"
         r"|verify (your )?organi[sz]ation|account (has been |is )?(suspended|disabled"
         r"|deactivated|restricted|banned)|\bnot (allow|white)listed\b|\b(allow|white)list\b",
     ),
@@ -1224,6 +1239,10 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"\bexpected\b[^.\n]{0,80}\bbut (found|got|received|was)\b|the model returned the"
         r" following errors?|must start with\b|must begin with\b|must end with\b"
         r"|(is|are) required when\b"
+        # a value of the wrong type ("parameter 'max_tokens' is of type string but should be of
+        # type int32")
+        r"|\b(is|was) of type \w+ but (should|must) be (of type )?\w+|\binvalid type: (parameter"
+        r"|field|value|argument)\b"
         # a header, field or parameter the request left out ("Either x-portkey-config or
         # x-portkey-provider header is required")
         r"|\b(header|field|parameter|param|argument|property)s?\b( ['\"`]?[\w.-]{1,60}['\"`]?)?"
