@@ -124,10 +124,10 @@ def _small_message(d: dict[str, Any]) -> Finding | None:
     if not f.message:
         f.message = text[:4096]
     code = d.get("code")
-    if f.status is None and isinstance(code, int) and not isinstance(code, bool):
-        # ``{"code": 400, "details": "..."}`` (a guardrails orchestrator's stream event): the
-        # status it declares, when its words name no cause
-        f.status = code if 400 <= code <= 599 else None
+    # ``{"code": 400, "details": "..."}`` (a guardrails orchestrator's stream event): the status
+    # it declares, when its words name no cause
+    if f.status is None and type(code) is int and 400 <= code <= 599:
+        f.status = code
     return f
 
 

@@ -42,7 +42,7 @@ def extract(obj: object, sub: SubExtract, depth: int = 0) -> Finding | None:
         return Finding("openai", message=err[:4096], codes=codes, status=status)
     e = as_dict(err)
     if e is not None:
-        if depth < 2 and as_dict(e.get("error")) is not None and not _said(e):
+        if depth < 2 and as_dict(e.get("error")) is not None and not _words(e):
             # a client's wrapper around another dialect's whole envelope (``{"message": "400
             # ...", "error": {"type": "error", "error": {...}}}``, Anthropic's inside): the
             # envelope inside speaks for the failure
@@ -58,9 +58,9 @@ def extract(obj: object, sub: SubExtract, depth: int = 0) -> Finding | None:
     return None
 
 
-def _said(e: dict[str, Any]) -> bool:
-    """Whether an error object carries its own words."""
-    return bool(as_str(e.get("message")) or as_str(e.get("msg")))
+def _words(e: dict[str, Any]) -> str:
+    """An error object's own words (``message``, else ``msg``)."""
+    return as_str(e.get("message")) or as_str(e.get("msg"))
 
 
 def _codes(e: dict[str, Any]) -> tuple[list[str], int | None]:
@@ -95,7 +95,7 @@ def _meta_codes(f: Finding, meta: dict[str, Any] | None) -> None:
 
 def _from_error(e: dict[str, Any], sub: SubExtract, depth: int) -> Finding:
     codes, status = _codes(e)
-    message = as_str(e.get("message")) or as_str(e.get("msg"))
+    message = _words(e)
     for inner_key in ("innererror", "inner_error"):
         inner = as_dict(e.get(inner_key))
         if inner is not None:

@@ -31,6 +31,7 @@ from surefoot._classify._util import MAX_ITEMS, as_dict, as_list, as_str
 __all__ = [
     "FINISH_REASONS",
     "NORMAL_REASONS",
+    "REFUSAL_EVENTS",
     "inspect_object",
     "reason_finding",
     "refusal_finding",
@@ -192,8 +193,8 @@ def _native_reason(value: object) -> Finding | None:
     return f
 
 
-#: Responses stream events that carry a refusal.
-_REFUSAL_TYPES = ("response.refusal.done", "response.refusal.delta")
+#: Responses stream events that carry a refusal (by event name or by the data's ``type``).
+REFUSAL_EVENTS = ("response.refusal.delta", "response.refusal.done")
 #: How a tool call the server failed to parse opens when it is left in the content: the
 #: OpenAI shape (``{"type": "function", "function": ...``) or a bare ``{"name": ...``.
 _TOOL_CALL_OPENING = re.compile(r'\s*\{\s*"(type"\s*:\s*"function"|name"\s*:)')
@@ -221,12 +222,16 @@ def _tool_call_in_content(msg: dict[str, Any], finish: object) -> Finding | None
     return None
 
 
+#: The members of a completion's message that hold an answer.
+_ANSWER_PARTS = (
+    "content", "refusal", "tool_calls", "function_call", "audio", "reasoning", "reasoning_content",
+)  # fmt: skip
+
+
 def _empty_completion(msg: dict[str, Any], d: dict[str, Any]) -> bool:
     """A chat completion whose message holds nothing (no content, refusal, tool call or
     reasoning) and whose usage counts no completion token: an answer that never came."""
-    if any(msg.get(k) for k in ("content", "refusal", "tool_calls", "function_call", "audio")):
-        return False
-    if msg.get("reasoning") or msg.get("reasoning_content"):
+    if any(msg.get(k) for k in _ANSWER_PARTS):
         return False
     usage = as_dict(d.get("usage"))
     return usage is not None and usage.get("completion_tokens") == 0
@@ -326,7 +331,7 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
         return responses_finding(d)
     inner = as_dict(d.get("response"))
     typ = as_str(d.get("type"), 64)
-    if typ in _REFUSAL_TYPES:
+    if typ in REFUSAL_EVENTS:
         # a Responses stream's refusal event, its data alone (``{"type":
         # "response.refusal.done", "refusal": "I'm sorry..."}``)
         return refusal_finding(d.get("refusal") or d.get("delta"))

@@ -41,6 +41,7 @@ from surefoot._classify._input import MAX_BODY_BYTES, Body, decode_body
 from surefoot._classify._kinds import Kind
 from surefoot._classify._response import (
     FINISH_REASONS,
+    REFUSAL_EVENTS,
     inspect_object,
     refusal_finding,
     responses_finding,
@@ -52,7 +53,6 @@ from surefoot.errors import SurefootError
 __all__ = ["classify_event", "inspect_response", "scan_success"]
 
 _MAX_EVENTS = 100_000
-_REFUSAL_EVENTS = ("response.refusal.delta", "response.refusal.done")
 #: Events whose name alone says the response failed, whatever their data leaves out.
 _FAILED_EVENTS = ("response.failed",)
 
@@ -120,7 +120,7 @@ def _event_finding(name: str, obj: object, text: str) -> Finding | None:
             failed = "response.failed" in (lname, typ)
             event_type = "response.failed" if failed else "response.incomplete"
             return responses_finding(as_dict(d.get("response")) or {}, event_type)
-        if lname in _REFUSAL_EVENTS or typ in _REFUSAL_EVENTS:
+        if lname in REFUSAL_EVENTS or typ in REFUSAL_EVENTS:
             return refusal_finding(d.get("refusal") or d.get("delta"))
         f = error_in_body(d)
         if f is not None:
@@ -189,7 +189,7 @@ def _may_fail(name: str, data: str) -> bool:
     if (
         lname == "error"
         or lname.endswith("exception")
-        or lname in _REFUSAL_EVENTS
+        or lname in REFUSAL_EVENTS
         or lname in _FAILED_EVENTS
     ):
         return True
