@@ -27,12 +27,15 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/mypy --strict tests/typing
 
-# The sync drivers are generated from the async ones: rewrite them, or check they are current.
+# The sync drivers are generated from the async ones, the word model is counted from the
+# classifier corpora: rewrite them, or check they are current.
 generate: $(STAMP)
 	$(BIN)/python scripts/unasync.py
+	$(BIN)/python scripts/build_word_model.py
 
 check-generated: $(STAMP)
 	$(BIN)/python scripts/unasync.py --check
+	$(BIN)/python scripts/build_word_model.py --check
 
 # The import layers and the purity of surefoot.policy (pyproject.toml, [tool.importlinter]).
 architecture: $(STAMP)

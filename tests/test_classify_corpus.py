@@ -96,8 +96,8 @@ DOUBTED = {
     "proxy-litellm-mistral-stream-options-extra-forbidden": ("invalid_request", False),
     # heldout13 (round 14): "Generate API was removed ... Please migrate to Chat API" with no
     # status, labelled invalid_request; heldout9 holds the same message (a 404) as
-    # model_not_found. With no status and no word of an exchange it stays unknown
-    "cohere-generate-api-removed-migrate-to-chat": ("unknown", False),
+    # model_not_found, and the word model (round 16), counted on both, reads it so
+    "cohere-generate-api-removed-migrate-to-chat": ("model_not_found", False),
     # an error event in a stream whose words name nothing ("Compute error."), labelled
     # server_error; the first corpus holds such an event ("Something went wrong") as unknown
     "proxy-lmstudio-sse-embedded-compute-error": ("unknown", False),

@@ -1611,15 +1611,8 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "malformed_tool_call",
         False,
     ),
-    # round 14: a status-less failure is a lost connection only in words of an exchange
-    (
-        "statusless-server-sentence-is-no-lost-connection",
-        "azure",
-        None,
-        "The selected tenant could not be matched to this resource.",
-        "unknown",
-        False,
-    ),
+    # round 14: a status-less failure is a lost connection only in words of an exchange (the
+    # sentences of a server without a status: tests/test_classify_wordmodel.py)
     (
         "statusless-exchange-words-are-a-lost-connection",
         "openai",
@@ -1635,14 +1628,6 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "SyntaxError: Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON",
         "network",
         True,
-    ),
-    (
-        "statusless-json-is-no-lost-connection",
-        "proxy",
-        None,
-        {"detail": {"status": "failure", "message": "routing table empty"}},
-        "unknown",
-        False,
     ),
     (
         "statusless-serialised-exception-code-still-reads",

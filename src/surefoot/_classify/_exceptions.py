@@ -38,9 +38,8 @@ import ssl
 from typing import Any
 
 from surefoot._classify._build import request_id_of
-from surefoot._classify._http import classify, fallback_error
+from surefoot._classify._http import classify, fallback_error, guessed
 from surefoot._classify._input import norm_headers, text_of
-from surefoot._classify._rules import TRANSPORT_DEFAULT_LABEL
 from surefoot._classify._stream import classify_event
 from surefoot.errors import (
     LLMError,
@@ -396,10 +395,9 @@ def _decide(chain: list[BaseException], provider: str | None, model: str | None)
     text = " ".join(f"{type(e).__name__}: {_safe_str(e)}" for e in chain)
     err = classify(None, None, text, provider=provider, model=model)
     # an exception no class or word names is not known to be a transport failure (a bug in
-    # the caller's code raises too): unknown, not a lost connection to retry
-    if err.kind == "unknown" or err.context.metadata.get("classified_by") == (
-        TRANSPORT_DEFAULT_LABEL
-    ):
+    # the caller's code raises too): unknown, not a guess (a lost connection to retry, or the
+    # word model's kind)
+    if err.kind == "unknown" or guessed(err):
         return LLMError(
             text_of(text, 2000),
             error_type=LLMErrorType.UNKNOWN,

@@ -12,9 +12,17 @@ from surefoot._classify._input import decode_body, norm_headers, text_of
 from surefoot._classify._kinds import Kind
 from surefoot._classify._response import inspect_object
 from surefoot._classify._rules import TRANSPORT_DEFAULT_LABEL, Finding, decide
+from surefoot._classify._wordmodel import WORD_MODEL_LABEL, guess_unnamed
 from surefoot.errors import SurefootError
 
-__all__ = ["classify", "fallback_error", "find", "status_or_none", "unknown_unless_named"]
+__all__ = [
+    "classify",
+    "fallback_error",
+    "find",
+    "guessed",
+    "status_or_none",
+    "unknown_unless_named",
+]
 
 
 def status_or_none(status: object) -> int | None:
@@ -96,6 +104,9 @@ def _classify(
         if inside is not None:
             f = inside
     kind = decide(f, status, transport=status is None, structured=b.obj is not None)
+    if status is None:
+        # no status and no rule's words: the corpus's words decide, if they are sure enough
+        kind = guess_unnamed(kind, f, b.text)
     retry_after = retry_hint(h, f, now)
     kind = refine(kind, f, retry_after)
     return build(
@@ -115,12 +126,21 @@ def _classify(
     )
 
 
+def guessed(err: SurefootError) -> bool:
+    """Whether only a guess named ``err``: the no-response default (a lost connection) or the
+    word model, not a rule's code, structure or words."""
+    by = err.context.metadata.get("classified_by")
+    if not isinstance(by, str):
+        return False
+    return by == TRANSPORT_DEFAULT_LABEL or by.startswith(WORD_MODEL_LABEL)
+
+
 def unknown_unless_named(err: SurefootError, text: str) -> SurefootError:
-    """``err``, or an ``unknown`` error for ``text`` when only the no-response default named
-    it: for a caller that does not know its status-less failure was a transport failure (an
-    exception of the caller's own code, a message pasted with no status), a lost connection
-    would be a guess that advises a retry."""
-    if err.context.metadata.get("classified_by") != TRANSPORT_DEFAULT_LABEL:
+    """``err``, or an ``unknown`` error for ``text`` when only a guess named it
+    (:func:`guessed`): for a caller that does not know its status-less failure was a failure
+    of the service (an exception of the caller's own code, a message pasted with no status),
+    a guess could advise a retry of a bug."""
+    if not guessed(err):
         return err
     provider = getattr(err, "provider", None)
     model = getattr(err, "model", None)

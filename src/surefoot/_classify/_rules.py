@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from surefoot.problem import ProblemDetails
 
 __all__ = [
+    "NOTHING_MATCHED",
     "STRONG_CODES",
     "STRONG_TEXT",
     "TEXT_RULES",
@@ -1469,6 +1470,8 @@ def _code_kind(finding: Finding, codes: list[str]) -> Kind | None:
 #: connection, as nearly every such failure is. ``classify_exception`` does not take it for
 #: an exception that only may be a transport failure.
 TRANSPORT_DEFAULT_LABEL = "no response, words no rule knows (a lost connection)"
+#: The reason of a failure no row, code or status names (``unknown``).
+NOTHING_MATCHED = "nothing matched"
 
 #: Words of an exchange (a response, a connection, a stream...): a status-less failure in words
 #: no row knows is taken for a lost connection only when it speaks of one.
@@ -1546,7 +1549,7 @@ def _decide(finding: Finding, status: int | None, transport: bool, structured: b
         finding.reason = TRANSPORT_DEFAULT_LABEL
         return K.NETWORK
     if kind is None:
-        finding.reason = "nothing matched"
+        finding.reason = NOTHING_MATCHED
         return K.UNKNOWN
     finding.reason = _STATUS_LABELS.get(eff, "status") if eff is not None else "status"
     return kind

@@ -48,6 +48,7 @@ from surefoot._classify._response import (
 )
 from surefoot._classify._rules import Finding, decide, transport_finding
 from surefoot._classify._util import as_dict, as_str
+from surefoot._classify._wordmodel import guess_unnamed
 from surefoot.errors import SurefootError
 
 __all__ = ["classify_event", "inspect_response", "scan_success"]
@@ -67,7 +68,8 @@ def _finish(
 ) -> SurefootError:
     h = headers or {}
     now = time.time()
-    kind = decide(f, None)
+    # a failure found inside a 2xx response or a stream: its status says nothing of it
+    kind = guess_unnamed(decide(f, None), f, " ".join([*f.codes, f.message]))
     retry_after = retry_hint(h, f, now)
     kind = refine(kind, f, retry_after)
     return build(
