@@ -3,8 +3,8 @@
 ``classify_corpus.jsonl`` must stay at 100%, line by line. ``classify_corpus_2026.jsonl``
 (described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
 against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
-line, and so are ``heldout2`` to ``heldout14`` (rounds 2 to 14's held-out sets, read in the
-rounds after); ``heldout15`` is a fresh held-out set no rule was written against, scored
+line, and so are ``heldout2`` to ``heldout15`` (rounds 2 to 16's held-out sets, read in the
+rounds after); ``heldout16`` is a fresh held-out set no rule was written against, scored
 only in aggregate (no per-line test, no failing case printed) so the score stays an honest
 estimate of accuracy on failures the rules have not seen.
 """
@@ -30,7 +30,7 @@ HELDOUT_MIN = 50
 SPLIT_NAME = re.compile(r"tune|heldout\d*")
 #: The newest held-out split: scored once, in aggregate, never read (see
 #: test_2026_fresh_heldout_accuracy). Every other ``heldoutN`` (N >= 2) has been read.
-FRESH_SPLIT = "heldout15"
+FRESH_SPLIT = "heldout16"
 
 
 def _rows(path: Path = CORPUS) -> list[dict[str, Any]]:
@@ -115,8 +115,37 @@ DOUBTED = {
     # labelled server_error; the corpus holds such words as a lost connection. All retryable
     "openrouter-sse-502-network-connection-lost-provider-unavailable": ("network", True),
     "proxy-omniroute-sse-error-stream-ended-before-useful-content": ("network", True),
+    # heldout15 (round 17): one request larger than the whole per-minute budget ("Request too
+    # large ... on tokens per minute (TPM): Limit 12000, Requested 14137"), labelled
+    # rate_limit and not retryable; the corpus holds it as context_too_long since round 3
+    # (heldout6's groq-on-demand-tpm-request-too-large-413: the input must shrink)
+    "groq-413-request-too-large-tpm-llama33": ("context_too_long", False),
+    "openai-sse-response-failed-tpm-request-too-large": ("context_too_long", False),
+    # a per-minute, per-region limit whose value is 0, labelled rate_limit and not retryable:
+    # the body's window is a minute, which the corpus holds as a throttle (round 3); that the
+    # limit stays 0 in that region is in the source
+    "gemini-429-rate-limit-exceeded-region-limit-zero": ("rate_limit", True),
+    # a bare "Status: 429" from a client, labelled quota_exhausted: that the monthly limit was
+    # spent is in a comment of the source, not in the body
+    "mistral-429-cannot-stream-monthly-limit": ("rate_limit", True),
+    # vLLM's "max_tokens must be at least 1, got -53.", labelled invalid_request; the first
+    # corpus holds the same message as context_too_long (vllm-400-negative-max-tokens)
+    "vllm-400-max-tokens-negative": ("context_too_long", False),
+    # Ollama's "model requires more system memory ... than is available", labelled not
+    # retryable; the first corpus holds it retryable (ollama-insufficient-memory-500)
+    "ollama-500-model-requires-more-memory-llama33": ("server_error", True),
+    # two of four Imagen predictions withheld, labelled content_filtered: images came back,
+    # and the corpus holds a response with some images kept as an answer (round 11)
+    "vertex-200-imagen-rai-filtered-some-images": ("unknown", False),
+    # xAI's billing endpoint: "No personal team." under a 412 and gRPC's FAILED_PRECONDITION
+    # words, labelled permission_denied; nothing in the body speaks of access
+    "xai-412-billing-no-personal-team": ("invalid_request", False),
+    # "unsupported tool: AwaitShell", labelled malformed_tool_call: the corpus holds a tool an
+    # endpoint does not take as capability_mismatch; that the model called a removed tool is
+    # in the source
+    "proxy-cursor-unsupported-tool-awaitshell": ("capability_mismatch", False),
 }
-# Rounds 2 to 14's held-out splits (``heldout2`` to ``heldout14``), each scored once when it
+# Rounds 2 to 16's held-out splits (``heldout2`` to ``heldout15``), each scored once when it
 # was fresh (the figures are bench/bench_classify.py's ROUNDn_HELDOUT and the corpus notes'
 # tables) and read by the round after it: tuning data now, checked line by line.
 READ_HELDOUT = [r for r in ROWS_2026 if r["split"] not in ("tune", "heldout", FRESH_SPLIT)]
@@ -190,8 +219,9 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-03, round 14): 104 of 117 lines.
-HELDOUT14_MEASURED = 104 / 117
+#: The fresh held-out split's accuracy, measured once (2026-12-03, round 16's tree: round 15's
+#: rules and the word model): 88 of 107 lines.
+HELDOUT15_MEASURED = 88 / 107
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
@@ -205,10 +235,11 @@ def test_2026_fresh_heldout_accuracy() -> None:
     accuracy = hits / len(FRESH)
     score = f"2026 fresh held-out ({FRESH_SPLIT}) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 14's rules were frozen: 104/117 (88.9%), short of the 97% target
-    # (HELDOUT_THRESHOLD), which is not met yet. This guards the measured figure against a
-    # regression; a later round that tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT14_MEASURED, score
+    # Scored once, after round 16's word model was committed: 88/107 (82.2%; round 15's rules
+    # alone 83/107), short of the 97% target (HELDOUT_THRESHOLD), which is not met yet. This
+    # guards the measured figure against a regression; a later round that tunes on these
+    # lines needs a fresh held-out set.
+    assert accuracy >= HELDOUT15_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:

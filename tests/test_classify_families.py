@@ -1855,6 +1855,115 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "invalid_request",
         False,
     ),
+    # round 17 (heldout15's misses): a renamed field, the request's tool-call arguments, a
+    # tier gate, a server with no model, a relay's broken read, a relayed model's status,
+    # a bare candidate, an SDK object's repr, a prompt that fills the window, a schema
+    # keyword a type cannot carry
+    (
+        "field-moved-to-another-name",
+        "openai",
+        400,
+        {
+            "error": {
+                "code": "unsupported_parameter",
+                "type": "invalid_request_error",
+                "message": "Unsupported parameter: 'functions'. This field has moved to 'tools'.",
+            }
+        },
+        "invalid_request",
+        False,
+    ),
+    (
+        "replayed-tool-arguments-not-json",
+        "proxy",
+        400,
+        {
+            "error": {
+                "message": "upstream request failed: tool_calls[0].arguments must be valid JSON"
+            }
+        },
+        "invalid_request",
+        False,
+    ),
+    (
+        "model-open-only-to-higher-tiers",
+        "together",
+        403,
+        "Access to this model is only available to accounts on tier 3 or higher.",
+        "permission_denied",
+        False,
+    ),
+    (
+        "local-server-with-no-model-loaded",
+        "proxy",
+        400,
+        {
+            "error": {
+                "message": "No model is loaded. Load one first.",
+                "type": "invalid_request_error",
+            }
+        },
+        "model_not_found",
+        False,
+    ),
+    (
+        "relay-upstream-read-failed-event",
+        "proxy",
+        None,
+        {"type": "error", "error": {"type": "relay_error", "message": "socket read failed"}},
+        "network",
+        True,
+    ),
+    (
+        "bedrock-relayed-model-status",
+        "bedrock",
+        None,
+        {"message": "Model Error", "originalStatusCode": 500, "originalMessage": "Model failure"},
+        "server_error",
+        True,
+    ),
+    (
+        "bare-candidate-finish-reason",
+        "gemini",
+        200,
+        {"content": {"parts": []}, "finishReason": "SAFETY"},
+        "content_filtered",
+        False,
+    ),
+    (
+        "sdk-repr-of-a-blocked-prompt",
+        "gemini",
+        200,
+        "GenerateContentResponse(candidates=None, prompt_feedback=GenerateContentResponsePrompt"
+        "Feedback(block_reason=<BlockedReason.PROHIBITED_CONTENT: 'PROHIBITED_CONTENT'>))",
+        "content_filtered",
+        False,
+    ),
+    (
+        "prompt-fills-the-window-empty-length-answer",
+        "ollama",
+        200,
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "length",
+                    "message": {"role": "assistant", "content": ""},
+                }
+            ],
+            "usage": {"prompt_tokens": 4095, "completion_tokens": 1},
+        },
+        "context_too_long",
+        False,
+    ),
+    (
+        "schema-keyword-a-type-cannot-carry",
+        "bedrock",
+        400,
+        {"message": "schema: For 'string' type, property 'pattern' is not supported"},
+        "capability_mismatch",
+        False,
+    ),
 ]
 
 

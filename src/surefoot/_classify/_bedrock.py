@@ -5,14 +5,15 @@ The error type arrives in the ``x-amzn-ErrorType`` header
 ``__type`` member (``com.amazon.coral.service#ThrottlingException``), or, on an event stream,
 in the frame's ``:exception-type`` header (``throttlingException``); the message in
 ``message`` or ``Message`` (inside AWS's ``{"Output": {...}}`` envelope when the front end
-answered). Type names compare case-insensitively, so an event-stream
+answered); a relayed model failure's status in ``originalStatusCode``. Type names
+compare case-insensitively, so an event-stream
 exception classifies exactly as the same exception over HTTP.
 """
 
 from __future__ import annotations
 
 from surefoot._classify._rules import Finding
-from surefoot._classify._util import as_dict, as_str
+from surefoot._classify._util import as_dict, as_str, status_of
 
 __all__ = ["extract"]
 
@@ -41,4 +42,10 @@ def extract(obj: object, headers: dict[str, str], *, force: bool = False) -> Fin
     message = message or headers.get(":error-message", "")
     if not etype and not message:
         return None  # a provider hint, but not Bedrock's shape (its OpenAI-compatible API)
-    return Finding("bedrock", message=message, codes=[etype[:256]] if etype else [])
+    f = Finding("bedrock", message=message, codes=[etype[:256]] if etype else [])
+    if d is not None:
+        # a model's own failure relayed (``modelStreamErrorException``, ``ModelErrorException``:
+        # ``originalStatusCode`` 500): the model's status speaks for the failure when the
+        # frame has none
+        f.status = status_of(d.get("originalStatusCode"))
+    return f

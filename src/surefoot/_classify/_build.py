@@ -103,10 +103,19 @@ def request_id_of(headers: dict[str, str], finding: Finding | None = None) -> st
 
 def retry_hint(headers: dict[str, str], finding: Finding, now: float) -> float | None:
     """The server's wait in seconds, or ``None``; never negative or infinite."""
-    try:
-        hint = server_hint(headers, finding.problem, finding.google_details, now_epoch=now)
-    except Exception:
-        hint = None
+    hint = None
+    # ``headers`` are normalised (lower-case names): most failures carry none of the places a
+    # server puts its wait, and looking costs more than the rest of the hint
+    if (
+        "retry-after" in headers
+        or "retry-after-ms" in headers
+        or finding.problem is not None
+        or finding.google_details is not None
+    ):
+        try:
+            hint = server_hint(headers, finding.problem, finding.google_details, now_epoch=now)
+        except Exception:
+            hint = None
     if hint is None and finding.retry_after is not None:
         hint = finding.retry_after
     if hint is None:

@@ -255,12 +255,16 @@ def opens_like_an_error(text: str) -> bool:
 
 
 # The protocol-buffer text format an SDK prints a response in ("candidates {\n
-# finish_reason: BLOCKLIST ...", Vertex's Python SDK): its finish and block reasons.
-_PROTO_REASON = re.compile(r"\b(finish_reason|block_reason): *([A-Z][A-Z_]{1,40})\b")
+# finish_reason: BLOCKLIST ...", Vertex's Python SDK), or the repr google-genai's pydantic
+# objects print ("block_reason=<BlockedReason.OTHER: 'OTHER'>"): its finish and block reasons.
+_PROTO_REASON = re.compile(
+    r"\b(finish_reason|block_reason)(?:: *|=<?(?:[A-Za-z]+\.)?)([A-Z][A-Z_]{1,40})\b"
+)
 
 
 def proto_text_finding(text: str) -> Finding | None:
-    """The failing finish or block reason in a protocol-buffer text dump, or ``None``."""
+    """The failing finish or block reason in a protocol-buffer text dump or an SDK object's
+    repr, or ``None``."""
     for m in _PROTO_REASON.finditer(text[: 1 << 16]):
         field, value = m.group(1), m.group(2)
         if field == "block_reason":

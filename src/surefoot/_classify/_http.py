@@ -106,7 +106,7 @@ def _classify(
     kind = decide(f, status, transport=status is None, structured=b.obj is not None)
     if status is None:
         # no status and no rule's words: the corpus's words decide, if they are sure enough
-        kind = guess_unnamed(kind, f, b.text)
+        kind = guess_unnamed(kind, f, lambda: b.text)
     retry_after = retry_hint(h, f, now)
     kind = refine(kind, f, retry_after)
     return build(

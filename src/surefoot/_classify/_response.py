@@ -237,6 +237,27 @@ def _empty_completion(msg: dict[str, Any], d: dict[str, Any]) -> bool:
     return usage is not None and usage.get("completion_tokens") == 0
 
 
+def _window_filled(finish: object, msg: dict[str, Any], d: dict[str, Any]) -> bool:
+    """An answer cut by its length with nothing in it, after at most one completion token: the
+    prompt filled the window (Ollama truncates a prompt longer than ``num_ctx`` to one token
+    short of it and stops at once)."""
+    if finish != "length" or any(msg.get(k) for k in _ANSWER_PARTS):
+        return False
+    usage = as_dict(d.get("usage"))
+    tokens = usage.get("completion_tokens") if usage is not None else None
+    return isinstance(tokens, int) and not isinstance(tokens, bool) and tokens <= 1
+
+
+def _window_filled_finding() -> Finding:
+    f = Finding(
+        "response",
+        message="the answer stopped for its length before one token: the prompt fills the window",
+        kind=K.CONTEXT_TOO_LONG,
+    )
+    f.reason = "finish_reason=length with an empty answer after at most one token"
+    return f
+
+
 def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | None:
     """A :class:`Finding` for a failure inside a successful body, or ``None``."""
     if isinstance(obj, list):
@@ -268,6 +289,8 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
         if f is not None:
             return f
         msg = as_dict(c.get("message"))
+        if msg is not None and _window_filled(c.get("finish_reason"), msg, d):
+            return _window_filled_finding()
         if msg is not None and _empty_completion(msg, d):
             f = Finding("response", message="the completion is empty", kind=K.SERVER_ERROR)
             f.reason = "an empty completion (no content, no tool call, 0 completion tokens)"
@@ -288,6 +311,8 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
     f = reason_finding(d.get("finish_reason"))
     if f is not None:
         return f
+    if _window_filled(d.get("finish_reason"), d, d):
+        return _window_filled_finding()
     # Gemini / Vertex, in the REST API's camelCase or the SDKs' snake_case.
     feedback = as_dict(d.get("promptFeedback")) or as_dict(d.get("prompt_feedback"))
     if feedback is not None:
@@ -300,7 +325,10 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
             f = Finding("gemini", message=text, codes=[block], kind=K.CONTENT_FILTERED)
             f.reason = "promptFeedback.blockReason"
             return f
-    for cand in as_list(d.get("candidates")):
+    # a candidate on its own (``{"content": {}, "finishReason": "MALFORMED_FUNCTION_CALL"}``,
+    # what an adapter logs of ``candidates[0]``)
+    bare = [d] if "content" in d and ("finishReason" in d or "finish_reason" in d) else []
+    for cand in bare or as_list(d.get("candidates")):
         c = as_dict(cand)
         if c is not None:
             camel = "finishReason" in c

@@ -319,6 +319,13 @@ def _table(
 
 
 _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
+    # a relay that lost its upstream's stream while reading it ("stream_read_error", an
+    # upstream read error): the exchange broke, whatever a server word beside it says
+    (
+        K.NETWORK,
+        "'stream read error' (an upstream read that broke)",
+        r"\bstream[_ ]read[_ ](error|failed|failure)\b|\b(upstream|socket) read (error|failed)\b",
+    ),
     (
         K.CONTEXT_TOO_LONG,
         "'request too large ... tokens per min'",
@@ -336,6 +343,37 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         K.INVALID_REQUEST,
         "'entity too large' (byte size)",
         r"(entity|payload|request body) too large",
+    ),
+    # a field the API renamed or moved ("Unsupported parameter: 'reasoning_effort'. In the
+    # Responses API, this parameter has moved to 'reasoning.effort'"): the request's spelling,
+    # whatever the code says of support
+    (
+        K.INVALID_REQUEST,
+        "'this parameter has moved to' (a renamed field)",
+        r"\b(parameter|field|argument|option|property) has (been )?(moved|renamed) to\b"
+        r"|\bhas (been )?renamed to\b",
+    ),
+    # the tool call arguments the caller sent back (a replayed turn) are not JSON: the
+    # request's, even when a relay wraps it in "upstream request failed"
+    (
+        K.INVALID_REQUEST,
+        "'arguments must be valid JSON' (the request's tool call)",
+        r"`?arguments`? must be (a )?valid json",
+    ),
+    # a model open only to some account tiers ("Access to this model is allowed for build
+    # tier 2 and above"): the account's access, before any word of credits or billing
+    (
+        K.PERMISSION_DENIED,
+        "'access to this model is allowed for tier N' (a tier gate)",
+        r"\baccess to this model is (only )?(allowed|available|granted|restricted|limited) (for"
+        r"|to) [^.\n]{0,40}\btiers?\b",
+    ),
+    # a local server running with no model in memory ("No models loaded. Please load a
+    # model"): there is no model to answer, whatever the code says
+    (
+        K.MODEL_NOT_FOUND,
+        "'no models loaded' (a server without a model)",
+        r"\bno models? (is |are )?(currently )?loaded\b",
     ),
     (
         K.QUOTA_EXHAUSTED,
@@ -964,7 +1002,11 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"unsupported (json[ _-]?)?schema (fields?|keywords?|features?|types?|formats?)"
         r"|(json[ _-]?)?schema (fields?|keywords?|features?) (are |is )?(not supported"
         r"|unsupported)|(invalid|unsupported|disallowed) (fields?|keywords?) for (the |this |a )?"
-        r"(json[ _-]?)?schema with types?\b",
+        r"(json[ _-]?)?schema with types?\b"
+        # a keyword a type of the schema cannot carry ("For 'array' type, property 'maxItems'
+        # is not supported": Bedrock's structured output)
+        r"|\bfor ['\"`]?(array|object|string|number|integer|boolean)['\"`]? type, propert(y|ies) "
+        r"['\"`][^'\"`]{1,60}['\"`] (is|are) (unsupported|not supported)",
     ),
     (
         K.INVALID_REQUEST,

@@ -69,7 +69,7 @@ def _finish(
     h = headers or {}
     now = time.time()
     # a failure found inside a 2xx response or a stream: its status says nothing of it
-    kind = guess_unnamed(decide(f, None), f, " ".join([*f.codes, f.message]))
+    kind = guess_unnamed(decide(f, None), f, lambda: " ".join([*f.codes, f.message]))
     retry_after = retry_hint(h, f, now)
     kind = refine(kind, f, retry_after)
     return build(
@@ -290,7 +290,7 @@ def scan_success(
             )
             blank.reason = "a 2xx body of blank lines (no answer)"
             return _finish(blank, provider=provider, model=model, in_stream=False)
-        f = proto_text_finding(text) if "_reason:" in text else None
+        f = proto_text_finding(text) if "_reason:" in text or "_reason=" in text else None
         if f is None and len(text) <= 4096 and opens_like_an_error(text):
             f = transport_finding(text) or named_failure(text)
         return None if f is None else _finish(f, provider=provider, model=model, in_stream=False)

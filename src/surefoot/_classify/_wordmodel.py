@@ -27,7 +27,7 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -235,14 +235,15 @@ def guess(status: int | None, text: str) -> Guess | None:
 _GUESSABLE = frozenset({NOTHING_MATCHED, TRANSPORT_DEFAULT_LABEL})
 
 
-def guess_unnamed(kind: Kind, finding: Finding, text: str) -> Kind:
-    """``kind``, or the model's guess for ``text`` when only a last resort of the rules named
-    the failure (nothing matched, or the no-response default); the guess's reason replaces
-    the finding's. For a failure whose status says nothing of it: none, or the 2xx of a
-    response that failed inside."""
+def guess_unnamed(kind: Kind, finding: Finding, text: Callable[[], str]) -> Kind:
+    """``kind``, or the model's guess for the body ``text()`` gives when only a last resort of
+    the rules named the failure (nothing matched, or the no-response default); the guess's
+    reason replaces the finding's. For a failure whose status says nothing of it: none, or
+    the 2xx of a response that failed inside. ``text`` is called only then (a parsed body
+    writes its text only when a reader asks)."""
     if finding.reason not in _GUESSABLE:
         return kind
-    found = guess(None, text)
+    found = guess(None, text())
     if found is None:
         return kind
     finding.reason = found.reason
