@@ -219,9 +219,9 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-03, round 16's tree: round 15's
-#: rules and the word model): 88 of 107 lines.
-HELDOUT15_MEASURED = 88 / 107
+#: The fresh held-out split's accuracy, measured once (2026-12-03, round 17's tree): 44 of 59
+#: lines.
+HELDOUT16_MEASURED = 44 / 59
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
@@ -235,11 +235,11 @@ def test_2026_fresh_heldout_accuracy() -> None:
     accuracy = hits / len(FRESH)
     score = f"2026 fresh held-out ({FRESH_SPLIT}) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 16's word model was committed: 88/107 (82.2%; round 15's rules
-    # alone 83/107), short of the 97% target (HELDOUT_THRESHOLD), which is not met yet. This
-    # guards the measured figure against a regression; a later round that tunes on these
-    # lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT15_MEASURED, score
+    # Scored once, after round 17's rules were committed: 44/59 (74.6%; round 16's tree the
+    # same, round 15's rules 39/59), short of the 97% target (HELDOUT_THRESHOLD), which is not
+    # met yet. This guards the measured figure against a regression; a later round that tunes
+    # on these lines needs a fresh held-out set.
+    assert accuracy >= HELDOUT16_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:
