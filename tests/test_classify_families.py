@@ -1964,6 +1964,73 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "capability_mismatch",
         False,
     ),
+    # round 18 (heldout16's misses): a team's model list, an admin-only route, a model the
+    # backend does not offer, a per-model token cap, a runtime that crashed, a 503 in words,
+    # a balance in other words, a dedicated-endpoint model in a trimmed message
+    (
+        "model-outside-the-keys-list",
+        "proxy",
+        400,
+        {"error": {"message": "Invalid model for key sk-...: gpt-4o. Valid models for key: []"}},
+        "permission_denied",
+        False,
+    ),
+    (
+        "admin-only-route",
+        "proxy",
+        401,
+        {"error": {"message": "Authentication Error, only admin users can call /key/generate"}},
+        "permission_denied",
+        False,
+    ),
+    (
+        "requested-model-not-offered",
+        "proxy",
+        400,
+        {"error": {"message": "The specified model is not supported.", "code": "bad_request"}},
+        "model_not_found",
+        False,
+    ),
+    (
+        "per-model-token-cap",
+        "azure",
+        413,
+        {"error": {"message": "Request too large for gpt-4o model. Max size: 8000 tokens."}},
+        "context_too_long",
+        False,
+    ),
+    (
+        "runtime-crashed",
+        "proxy",
+        None,
+        "Error: the model process has crashed (exit code 137)",
+        "server_error",
+        True,
+    ),
+    (
+        "service-temporarily-unavailable-in-words",
+        "proxy",
+        None,
+        "APIError('Service is temporarily unavailable')",
+        "server_error",
+        True,
+    ),
+    (
+        "balance-is-insufficient",
+        "proxy",
+        403,
+        "Your account balance is insufficient, please top up",
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "non-serverless-trimmed",
+        "together",
+        400,
+        {"error": {"message": "Unable to access non-serverless ..."}},
+        "model_not_found",
+        False,
+    ),
 ]
 
 

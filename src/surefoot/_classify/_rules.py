@@ -319,6 +319,20 @@ def _table(
 
 
 _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
+    # a local runtime whose model process died ("The model has crashed without additional
+    # information. (Exit code: null)"): the server's failure, another try may load it again
+    (
+        K.SERVER_ERROR,
+        "'the model has crashed' (a runtime's process died)",
+        r"\b(model|model process|worker|runner|backend|engine) (has |had )?crashed\b",
+    ),
+    # a front end's "Service Temporarily Unavailable" without its status (a client's
+    # repr of it): what the corpus holds the same 503 page as
+    (
+        K.SERVER_ERROR,
+        "'service temporarily unavailable' (a 503 in words)",
+        r"\bservice (is )?temporarily unavailable\b",
+    ),
     # a relay that lost its upstream's stream while reading it ("stream_read_error", an
     # upstream read error): the exchange broke, whatever a server word beside it says
     (
@@ -337,6 +351,13 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         K.CONTEXT_TOO_LONG,
         "'max_tokens must be at least 1, got -N'",
         r"max_tokens must be at least 1, got -\d",
+    ),
+    # a token cap of the request per model ("Request body too large for gpt-5-mini model.
+    # Max size: 4000 tokens."): the input is too long for it, before the byte-size row
+    (
+        K.CONTEXT_TOO_LONG,
+        "'too large for model x: max size N tokens' (a token cap)",
+        r"\btoo large for [^.\n]{0,60}\bmodel\b[^\n]{0,40}\bmax(imum)? size:? ?\d+ tokens\b",
     ),
     # an HTTP payload limit (a proxy's 413 reason phrase) beats a provider's size code
     (
@@ -375,6 +396,29 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         "'no models loaded' (a server without a model)",
         r"\bno models? (is |are )?(currently )?loaded\b",
     ),
+    # a gateway's model list for a team or key ("Invalid model for team x: y. Valid models
+    # for team are: [...]"): the model exists, this caller may not use it
+    (
+        K.PERMISSION_DENIED,
+        "'invalid model for team' (a key's or team's model list)",
+        r"\binvalid model for (team|key|user|project|organi[sz]ation)\b|\bvalid models for (this "
+        r")?(team|key|user|project)\b",
+    ),
+    # a route kept for the gateway's admin ("Only master key can be used to generate ..."):
+    # the key is valid, the route is not its, whatever the auth words beside it
+    (
+        K.PERMISSION_DENIED,
+        "'only the master key can' (an admin route)",
+        r"\bonly (the )?(master|admin|proxy admin|root) (keys?|users?|accounts?) (can|may|are "
+        r"allowed)\b",
+    ),
+    # a model the backend does not offer to this caller ("The requested model is not
+    # supported."): no such model here, whatever the code's word of support
+    (
+        K.MODEL_NOT_FOUND,
+        "'the requested model is not supported' (not offered)",
+        r"\bthe (requested|specified|selected) model is not (supported|offered)\b",
+    ),
     (
         K.QUOTA_EXHAUSTED,
         "'credit balance is too low'",
@@ -383,7 +427,8 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.QUOTA_EXHAUSTED,
         "'insufficient credits'",
-        r"\b(insufficient|not enough) (credits?|balance|funds)\b",
+        r"\b(insufficient|not enough) (credits?|balance|funds)\b|\b(account )?(balance|credits?"
+        r"|funds) (is |are )?(insufficient|not enough|too low)\b",
     ),
     (
         K.QUOTA_EXHAUSTED,
@@ -815,10 +860,11 @@ _TEXT_SPECS: tuple[Spec, ...] = (
     # a web framework's own not-found page as the whole message ("404 page not found" from
     # Go's router, FastAPI's {"detail": "Not Found"}, Express's "Cannot POST /generate"): no
     # handler has the path, so the URL is wrong; a model a handler could not find names itself
+    # (Azure's "Resource not found" is its answer for a deployment it does not have)
     (
         K.INVALID_REQUEST,
         "'404 page not found' (a framework's default page)",
-        r"^\W*(404\W*)?(page |route |resource )?not found\W*$"
+        r"^\W*(404\W*)?(page |route )?not found\W*$"
         r"|^\W*cannot (get|post|put|patch|delete) /[\w/.-]*\W*$",
     ),
     # a gateway that found no route for the path: the URL is wrong, not the model
@@ -845,7 +891,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|paused|shut down|scaled down)"
         # a model served only on a dedicated endpoint the account has not started ("Unable to
         # access non-serverless model x ... create and start a new dedicated endpoint")
-        r"|\bnon-serverless model\b|\b(create|start|deploy)( and start)? an? (new )?dedicated "
+        r"|\bnon-serverless( model)?\b|\b(create|start|deploy)( and start)? an? (new )?dedicated "
         r"(endpoint|deployment)\b",
     ),
     # a parameter this model retired ("`temperature` is deprecated for this model"), before the
