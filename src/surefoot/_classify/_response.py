@@ -228,24 +228,29 @@ _ANSWER_PARTS = (
 )  # fmt: skip
 
 
-def _empty_completion(msg: dict[str, Any], d: dict[str, Any]) -> bool:
-    """A chat completion whose message holds nothing (no content, refusal, tool call or
-    reasoning) and whose usage counts no completion token: an answer that never came."""
+def _tokens_of_nothing(msg: dict[str, Any], d: dict[str, Any]) -> object:
+    """The usage's ``completion_tokens`` of a message that holds nothing (no content, refusal,
+    tool call or reasoning), or ``None`` when it holds an answer or no usage is given."""
     if any(msg.get(k) for k in _ANSWER_PARTS):
-        return False
+        return None
     usage = as_dict(d.get("usage"))
-    return usage is not None and usage.get("completion_tokens") == 0
+    return usage.get("completion_tokens") if usage is not None else None
+
+
+def _empty_completion(msg: dict[str, Any], d: dict[str, Any]) -> bool:
+    """A chat completion whose message holds nothing and whose usage counts no completion
+    token: an answer that never came."""
+    return _tokens_of_nothing(msg, d) == 0
 
 
 def _window_filled(finish: object, msg: dict[str, Any], d: dict[str, Any]) -> bool:
     """An answer cut by its length with nothing in it, after at most one completion token: the
     prompt filled the window (Ollama truncates a prompt longer than ``num_ctx`` to one token
     short of it and stops at once)."""
-    if finish != "length" or any(msg.get(k) for k in _ANSWER_PARTS):
+    if finish != "length":
         return False
-    usage = as_dict(d.get("usage"))
-    tokens = usage.get("completion_tokens") if usage is not None else None
-    return isinstance(tokens, int) and not isinstance(tokens, bool) and tokens <= 1
+    tokens = _tokens_of_nothing(msg, d)
+    return type(tokens) is int and tokens <= 1
 
 
 def _window_filled_finding() -> Finding:

@@ -120,7 +120,7 @@ class WordModel:
         #: per kind that holds a line: its log prior, and the log likelihood of a token it
         #: never held
         self._base = {
-            k: (0.5 * math.log(c / n), math.log(ALPHA) - math.log(totals[k] + ALPHA * vocab))
+            k: (0.5 * math.log(c / n), _LOG_ALPHA - math.log(totals[k] + ALPHA * vocab))
             for k, c in lines.items()
             if c > 0
         }
