@@ -2031,6 +2031,91 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "model_not_found",
         False,
     ),
+    # round 19 (heldout17's misses): a model that lacks an API, a file the caller's URL could
+    # not give, a stream cut before its last event, a full connection pool, a plan's usage
+    # spent, the total length of the messages, Perplexity's prompt-token type
+    (
+        "model-not-on-this-api-without-status",
+        "openai",
+        None,
+        _openai(
+            "Model 'o1-pro-preview' is not supported on the Chat Completions API.",
+            "model_not_found",
+        ),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "model-not-on-this-endpoint",
+        "openai",
+        404,
+        _openai("This model is not supported by the /v1/completions endpoint.", "model_not_found"),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "image-url-fetch-403",
+        "openai",
+        400,
+        _openai(
+            "Failed to fetch image from URL: remote server answered status 403.", "invalid_value"
+        ),
+        "invalid_request",
+        False,
+    ),
+    (
+        "upstream-5xx-is-still-the-server",
+        "proxy",
+        502,
+        {"error": {"message": "Upstream returned status 503 while fetching completion"}},
+        "server_error",
+        True,
+    ),
+    (
+        "stream-closed-before-final-event",
+        "proxy",
+        502,
+        {
+            "error": {
+                "message": "upstream stream closed before the final event",
+                "type": "api_error",
+            }
+        },
+        "network",
+        True,
+    ),
+    (
+        "too-many-concurrent-connections",
+        "bedrock",
+        503,
+        "Too many concurrent connections to the model, back off and retry.",
+        "model_overloaded",
+        True,
+    ),
+    (
+        "out-of-usage-for-the-month",
+        "anthropic",
+        400,
+        "You are out of usage for this billing period. Buy more to continue.",
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "combined-length-of-prompt-too-long",
+        "mistral",
+        400,
+        {"message": "The combined length of the conversation is too long for this model."},
+        "context_too_long",
+        False,
+    ),
+    (
+        "prompt-token-type",
+        "perplexity",
+        400,
+        {"error": {"message": "Prompt rejected.", "type": "too_many_prompt_tokens", "code": 400}},
+        "context_too_long",
+        False,
+    ),
 ]
 
 
@@ -2417,3 +2502,71 @@ def test_a_response_failed_event_with_empty_data_is_found_in_a_stream() -> None:
     body = "event: response.output_text.delta\ndata: {}\n\nevent: response.failed\ndata: {}\n\n"
     err = classify(200, SSE, body, provider="openai")
     assert (err.kind, err.retryable) == ("server_error", True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Access to fetch at 'http://localhost:8080/v1/messages' from origin 'http://localhost:3000'"
+        " has been blocked by CORS policy: No 'Access-Control-Allow-Origin' header is present.",
+        "Cross-Origin Request Blocked: Reason: CORS request did not succeed. Status code: (null).",
+    ],
+)
+def test_a_cors_refusal_is_a_network_failure_no_retry_mends(text: str) -> None:
+    """SYNTHETIC PARAPHRASES. A browser that refused the response for want of CORS headers:
+    nothing reached the caller, and the same request meets the same refusal."""
+    err = classify(None, {}, text, provider="network")
+    assert (err.kind, err.retryable) == ("network", False), err.context.metadata
+    # a plain lost connection stays retryable
+    err = classify(None, {}, "TypeError: Failed to fetch", provider="network")
+    assert (err.kind, err.retryable) == ("network", True)
+
+
+def _server_tool_message(code: str, tool: str = "web_search") -> Any:
+    return {
+        "id": "msg_x",
+        "type": "message",
+        "role": "assistant",
+        "content": [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": tool, "input": {"q": "x"}},
+            {
+                "type": f"{tool}_tool_result",
+                "tool_use_id": "srvtoolu_1",
+                "content": {"type": f"{tool}_tool_result_error", "error_code": code},
+            },
+            {"type": "text", "text": "The tool could not be used."},
+        ],
+        "stop_reason": "end_turn",
+    }
+
+
+@pytest.mark.parametrize(
+    ("code", "tool", "kind", "retryable"),
+    [
+        ("unavailable", "web_search", "server_error", True),
+        ("unavailable", "code_execution", "server_error", True),
+        ("too_many_requests", "web_fetch", "rate_limit", True),
+        # the model's input or the caller's bounds: the model answers them, no failure
+        ("invalid_tool_input", "web_search", "unknown", False),
+        ("max_uses_exceeded", "web_search", "unknown", False),
+        ("url_not_accessible", "web_fetch", "unknown", False),
+    ],
+)
+def test_a_server_tool_that_failed_on_the_server(
+    code: str, tool: str, kind: str, retryable: bool
+) -> None:
+    """SYNTHETIC PARAPHRASES. An Anthropic server tool whose result is an error of the server's
+    is a failure inside the 200 message, though the message ends normally; an error of the
+    model's input or of the caller's limits is an answer."""
+    err = classify(200, {}, _server_tool_message(code, tool), provider="anthropic")
+    assert (err.kind, err.retryable) == (kind, retryable), err.context.metadata
+    # streamed, the same block in its content_block_start event
+    block = _server_tool_message(code, tool)["content"][1]
+    from surefoot import classify_event
+
+    event = classify_event(
+        "content_block_start",
+        json.dumps({"type": "content_block_start", "index": 1, "content_block": block}),
+        provider="anthropic",
+    )
+    assert (event.kind if event else "unknown") == kind

@@ -13,7 +13,10 @@
 - Gemini ``MALFORMED_FUNCTION_CALL``/``UNEXPECTED_TOOL_CALL``, OpenAI tool-call
   ``function.arguments`` that are not valid JSON, and a streamed tool call whose first
   fragment's arguments cannot begin a JSON object -> malformed_tool_call;
-- DeepSeek's ``insufficient_system_resource`` finish reason -> model_overloaded.
+- DeepSeek's ``insufficient_system_resource`` finish reason -> model_overloaded;
+- an Anthropic server tool (web search, web fetch, code execution) whose result is an error
+  of the server's (``error_code`` ``unavailable`` -> server_error, ``too_many_requests`` ->
+  rate_limit), even when the message ends normally: another try can get the tool's answer.
 
 ``length`` / ``max_tokens`` stop reasons are not errors: the caller asked for that bound.
 """
@@ -281,6 +284,9 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
             f = reason_finding(holder.get(key), _refusal_text(d), key)
             if f is not None:
                 return f
+    f = _server_tool_fault(d)
+    if f is not None:
+        return f
     # Cohere v2's message-end event: the finish reason (and any error text) in its delta
     f = reason_finding(delta.get("finish_reason"), as_str(delta.get("error")))
     if f is not None:
@@ -377,6 +383,41 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
 
 #: The status a Responses stream event's type implies for the object it carries.
 _EVENT_STATUS = {"response.failed": "failed", "response.incomplete": "incomplete"}
+
+
+#: The error codes of an Anthropic server tool's result (web search, web fetch, code
+#: execution: a ``*_tool_result_error`` block) that are the server's own fault, where another
+#: try can get the tool's answer. The others (``invalid_tool_input``, ``max_uses_exceeded``,
+#: ``url_not_accessible``, ...) are the model's or the caller's, and the model answers them.
+_SERVER_TOOL_FAULTS: dict[str, Kind] = {
+    "unavailable": K.SERVER_ERROR,
+    "too_many_requests": K.RATE_LIMIT,
+}
+_SERVER_TOOL_LABELS = {c: f"server tool result error_code={c}" for c in _SERVER_TOOL_FAULTS}
+
+
+def _server_tool_fault(d: dict[str, Any]) -> Finding | None:
+    """A server tool that failed on the server's side inside an Anthropic message (or a
+    streamed ``content_block_start``), or ``None``."""
+    if d.get("type") == "message":
+        blocks = as_list(d.get("content"))[:MAX_ITEMS]
+    elif "content_block" in d:
+        blocks = [d.get("content_block")]
+    else:
+        return None
+    for block in blocks:
+        b = as_dict(block)
+        inner = as_dict(b.get("content")) if b is not None else None
+        if inner is None or not as_str(inner.get("type"), 64).endswith("_tool_result_error"):
+            continue
+        code = as_str(inner.get("error_code"), 64)
+        kind = _SERVER_TOOL_FAULTS.get(code)
+        if kind is not None:
+            tool = as_str((b or {}).get("type"), 64) or "server tool"
+            f = Finding("anthropic", message=f"{tool}: {code}", codes=[code], kind=kind)
+            f.reason = _SERVER_TOOL_LABELS[code]
+            return f
+    return None
 
 
 def _refusal_text(d: dict[str, Any]) -> str:

@@ -157,6 +157,7 @@ STRONG_CODES: dict[str, Kind] = {
         "LLM_CONFIG_CONTEXT_TOO_SMALL",
         "prompt_too_long",
         "input_too_long",
+        "too_many_prompt_tokens",  # Perplexity: "The total length of all messages is too long."
     ),
     **_codes(
         K.INVALID_REQUEST,
@@ -338,7 +339,12 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
     (
         K.NETWORK,
         "'stream read error' (an upstream read that broke)",
-        r"\bstream[_ ]read[_ ](error|failed|failure)\b|\b(upstream|socket) read (error|failed)\b",
+        r"\bstream[_ ]read[_ ](error|failed|failure)\b|\b(upstream|socket) read (error|failed)\b"
+        # a stream that stopped before its last event ("Upstream stream ended without a
+        # terminal response event")
+        r"|\bstream (ended|closed|finished|stopped|terminated)( unexpectedly| prematurely| early)?"
+        r" (without|before) (a |an |the |any )?(terminal|final|completion|completed|done|end|finish"
+        r"|last)\b",
     ),
     (
         K.CONTEXT_TOO_LONG,
@@ -541,6 +547,15 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         r"|allowed)|unsupported) (by|for|on|with|in) (this|the) (api|service|endpoint|server)\b"
         r"|\bexpected (an? )?(oauth ?2?|bearer|access) (access )?token\b",
     ),
+    # a model that exists but not behind this API ("The requested model 'gpt-4o-search-preview'
+    # is not supported with the Responses API", coded model_not_found): the model lacks the
+    # API, another API or model serves the request
+    (
+        K.CAPABILITY_MISMATCH,
+        "'model x is not supported with the Responses API' (an API the model lacks)",
+        r"\bmodel\b[^.\n]{0,80}\b(is|are) not supported (with|by|on|in|for|via|through) the "
+        r"[\w./ -]{1,30} (api|endpoint)\b",
+    ),
     # no identity at all, although Google types it PERMISSION_DENIED
     (
         K.AUTH_FAILED,
@@ -570,7 +585,18 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
     ),
 )
 
+#: The label of the transport row whose failure no retry mends (see :data:`FINAL_TRANSPORT`).
+_CORS_LABEL = "'blocked by CORS policy' (a browser's refusal)"
+
 _TRANSPORT_SPECS: tuple[Spec, ...] = (
+    # a browser that refused the response for want of CORS headers: no response reaches the
+    # caller, and none will until the server allows the origin
+    (
+        K.NETWORK,
+        _CORS_LABEL,
+        r"\bblocked by cors policy\b|\bcors (request did not succeed|header .{0,40} missing"
+        r"|preflight)|no 'access-control-allow-origin' header",
+    ),
     (
         K.TIMEOUT,
         "'timed out'",
@@ -774,12 +800,16 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.CONTEXT_TOO_LONG,
         "'too many tokens'",
         r"too many (input |prompt )?tokens(?!.{0,40}(wait|per (min|minute|second|day)"
-        r"|try again))|reduce the length|request too large",
+        r"|try again))|reduce the length|request too large"
+        # "The total length of all messages is too long." (Perplexity)
+        r"|\b(total |combined )?length of (all )?(the )?(messages|prompts?|inputs?|conversation"
+        r"|context)( is| was)? too long\b",
     ),
     (
         K.QUOTA_EXHAUSTED,
         "'out of credits'",
-        r"out of credits?|\bquota\b.{0,160}(per ?day|daily|monthly)|(daily|monthly) (quota"
+        r"out of credits?|\bout of (extra |additional |your )?usage\b"
+        r"|\bquota\b.{0,160}(per ?day|daily|monthly)|(daily|monthly) (quota"
         r"|limit)|payment required|purchase (more )?credits|add (more )?credits"
         r"|(free )?trial (period |credits? )?(has |have )?(ended|expired|run out|been used up)"
         r"|\bno quota (left|remaining|available)\b|\bout of quota\b|\bquota (has been |is |was )?"
@@ -1219,6 +1249,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'overloaded'",
         r"overloaded|over capacity|at capacity|(insufficient|no|out of) capacity"
         r"|capacity (exceeded|unavailable)|high demand|currently loading"
+        r"|\btoo many (concurrent |simultaneous |open |active )?connections\b"
         r"|model is not ready|not ready to serve|server (is )?busy|server_busy|loading model"
         r"|(high|heavy|too much|unusually high|excessive) (traffic|load)|too busy"
         r"|\b(llm|model|runner|engine|gpu|worker|backend)s? (is |are )?busy\b"
@@ -1262,6 +1293,14 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|\b(did not|didn'?t|never|failed to) (receive|received|get|got) (a |any )?(timely )?"
         r"response from "
         r"(the )?upstream\b",
+    ),
+    # a file the caller named by URL that the server could not fetch ("Error while downloading
+    # file. Upstream status code: 404."): the URL, not the server, before "upstream" below
+    (
+        K.INVALID_REQUEST,
+        "'error while downloading file: upstream status 404' (the caller's URL)",
+        r"\b(download|fetch|retriev)(ing|e|ed)?\b[^\n]{0,80}\b(status|status code|http)[: ]{1,2}"
+        r"4(0[0-4]|10|51)\b",
     ),
     (
         K.SERVER_ERROR,
@@ -1345,6 +1384,12 @@ STRONG_TEXT, STRONG_TEXT_LABELS = _table(_STRONG_TEXT_SPECS)
 #: Transport failures described by text alone (no HTTP status): timeouts before resets,
 #: since "Read timed out" often comes wrapped in a connection pool's message.
 TRANSPORT_RULES, TRANSPORT_LABELS = _table(_TRANSPORT_SPECS)
+#: Transport rows whose failure is not retryable: the same request meets the same refusal.
+FINAL_TRANSPORT = frozenset(
+    i
+    for i, label in enumerate(TRANSPORT_LABELS)
+    if label.startswith(f"message matched {_CORS_LABEL}")
+)
 #: Message phrases, most specific first.
 TEXT_RULES, TEXT_LABELS = _table(_TEXT_SPECS)
 
@@ -1498,6 +1543,8 @@ def transport_finding(text: str) -> Finding | None:
         return None
     f = Finding("text", message=text[:4096], kind=TRANSPORT_RULES[i][0])
     f.reason = TRANSPORT_LABELS[i]
+    if i in FINAL_TRANSPORT:
+        f.retryable = False
     return f
 
 
@@ -1587,13 +1634,21 @@ def _decide(finding: Finding, status: int | None, transport: bool, structured: b
     low = lowered(text)
     codes = [norm_code(c) for c in finding.codes if c]
     if transport:
-        # an exception's own code (``UND_ERR_BODY_TIMEOUT``) before its words ("terminated")
+        # an exception's own code (``UND_ERR_BODY_TIMEOUT``) before its words ("terminated");
+        # in a JSON body, the phrases that beat any code on a response beat it here too
+        if structured:
+            i = _STRONG.first_index(text, low)
+            if i >= 0:
+                finding.reason = STRONG_TEXT_LABELS[i]
+                return STRONG_TEXT[i][0]
         kind = _code_kind(finding, codes) if codes else None
         if kind is not None:
             return kind
         i = _TRANSPORT.first_index(text, low)
         if i >= 0:
             finding.reason = TRANSPORT_LABELS[i]
+            if i in FINAL_TRANSPORT:
+                finding.retryable = False
             return TRANSPORT_RULES[i][0]
     i = _STRONG.first_index(text, low)
     if i >= 0:
