@@ -2116,6 +2116,126 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "context_too_long",
         False,
     ),
+    # round 20 (heldout18's misses): an overload a rate code carries, a field a validator
+    # misses, a gateway without a channel for the model, a model the account must activate,
+    # an account in arrears, a prompt over the sequence length, a misspelt filter, a block
+    # reason as a gateway prints it, a cause in a non-Latin script beside English words, an
+    # output budget over the model's length, an upstream's status in param, a wrapper's
+    # description
+    (
+        "servers-overloaded-under-a-429",
+        "openai",
+        429,
+        _openai("The servers are temporarily overloaded, retry shortly.", None, "requests"),
+        "model_overloaded",
+        True,
+    ),
+    (
+        "required-field-missing",
+        "proxy",
+        400,
+        _openai("$.messages[0]: required field 'content' is missing"),
+        "invalid_request",
+        False,
+    ),
+    (
+        "no-usable-channel-for-model",
+        "proxy",
+        503,
+        {"error": {"message": "no enabled channels for model qwen-max in group vip"}},
+        "model_not_found",
+        False,
+    ),
+    (
+        "model-service-not-activated",
+        "proxy",
+        404,
+        {"error": {"message": "Your account hasn't enabled the model x-pro yet.", "code": "x"}},
+        "permission_denied",
+        False,
+    ),
+    (
+        "account-in-arrears",
+        "proxy",
+        400,
+        {"code": "Arrearage", "message": "Access denied.", "type": "Arrearage"},
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "prompt-tokens-over-max-sequence-length",
+        "proxy",
+        400,
+        {"code": 20015, "message": "prompt_tokens 9000 exceeds max_sequence_length 8192"},
+        "context_too_long",
+        False,
+    ),
+    (
+        "misspelt-inappropriate-output",
+        "proxy",
+        400,
+        {"message": "The output may contain inappropiate material."},
+        "content_filtered",
+        False,
+    ),
+    (
+        "gateway-printed-block-reason",
+        "proxy",
+        429,
+        {"error": "upstream said: blocked: prompt: BlockedReasonSafety ()"},
+        "content_filtered",
+        False,
+    ),
+    (
+        "chinese-quota-cause-inside-english-forbidden",
+        "proxy",
+        403,
+        "403 Forbidden from upstream; cause: 该令牌额度已用尽",
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "output-budget-over-model-length",
+        "vllm",
+        400,
+        {"message": "max_new_tokens=65536 must not be greater than max_model_len=32768."},
+        "invalid_request",
+        False,
+    ),
+    (
+        "output-budget-within-model-length-is-still-context",
+        "vllm",
+        400,
+        {
+            "message": "max_tokens=4096 cannot be greater than max_model_len=max_total_tokens=8192 "
+            "minus the prompt's 6000 tokens"
+        },
+        "context_too_long",
+        False,
+    ),
+    (
+        "upstream-status-in-param",
+        "proxy",
+        None,
+        {
+            "error": {
+                "message": "",
+                "type": "upstream_error",
+                "param": "429",
+                "code": "bad_response_status_code",
+            }
+        },
+        "rate_limit",
+        True,
+    ),
+    (
+        "wrapper-description-names-the-cause",
+        "proxy",
+        400,
+        {"errorMessage": "Request failed", "errorDescription": "Prompt is too long for this model"},
+        "context_too_long",
+        False,
+    ),
 ]
 
 
@@ -2570,3 +2690,67 @@ def test_a_server_tool_that_failed_on_the_server(
         provider="anthropic",
     )
     assert (event.kind if event else "unknown") == kind
+
+
+def test_a_bedrock_guardrail_that_intervened_in_a_200() -> None:
+    """SYNTHETIC PARAPHRASES. InvokeModel with a guardrail answers 200 in the model's own
+    shape, the verdict beside it; a guardrail that did not intervene is an answer."""
+    body: dict[str, Any] = {
+        "generation": "Sorry, I cannot help with that.",
+        "stop_reason": "stop",
+        "amazon-bedrock-guardrailAction": "INTERVENED",
+    }
+    err = classify(200, {"content-type": "application/json"}, body, provider="bedrock")
+    assert (err.kind, err.retryable) == ("content_filtered", False)
+    body["amazon-bedrock-guardrailAction"] = "NONE"
+    assert classify(200, {}, body, provider="bedrock").kind == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("frame", "kind"),
+    [
+        # as a client printed it
+        (
+            ":exception-type: throttlingException\n:message-type: exception\n"
+            '{"message":"Too many requests, please wait before trying again."}',
+            "rate_limit",
+        ),
+        # the binary frame decoded leniently: length and type bytes around the header's name
+        (
+            "\x00\x00\x00\x9a\x0f:exception-type\x07\x00\x13validationException\r:message-type"
+            '\x07\x00\texception{"message":"Malformed input request, please reformat."}\x12\x34',
+            "invalid_request",
+        ),
+    ],
+)
+def test_an_event_stream_exception_frame_read_as_text(frame: str, kind: str) -> None:
+    """SYNTHETIC PARAPHRASES. A Bedrock exception frame in a 200 body read as text: the
+    frame's type header names the exception, its JSON payload the words."""
+    headers = {"content-type": "application/vnd.amazon.eventstream"}
+    err = classify(200, headers, frame, provider="bedrock")
+    assert err.kind == kind, err.context.metadata
+
+
+def test_an_error_object_printed_inside_a_2xx_text_body() -> None:
+    """SYNTHETIC PARAPHRASES. A log or wrapper printing the provider's error object (a repr's
+    quotes or JSON's) inside a 2xx text is that failure; text that only mentions errors is
+    not."""
+    text = "run=7 status=200 stream error={'type': 'error', 'error': {'type': 'overloaded_error'}}"
+    err = classify(200, {"content-type": "text/plain"}, text, provider="anthropic")
+    assert (err.kind, err.retryable) == ("model_overloaded", True), err.context.metadata
+    text = 'upstream 200 but body had {"error": {"message": "Rate limit reached for tokens"}}'
+    assert classify(200, {}, text, provider="openai").kind == "rate_limit"
+    for answer in ("The error handling section explains retries.", "error: none, all good"):
+        assert classify(200, {"content-type": "text/plain"}, answer, provider="openai").kind == (
+            "unknown"
+        )
+
+
+def test_a_finish_reason_in_a_python_repr() -> None:
+    """SYNTHETIC PARAPHRASES. An SDK object's repr printed with dict quotes
+    (``'finish_reason': 'SAFETY'``) is read like the protobuf dump."""
+    text = "resp: {'content': '', 'response_metadata': {'finish_reason': 'SAFETY'}}"
+    err = classify(200, {}, text, provider="vertex")
+    assert err.kind == "content_filtered", err.context.metadata
+    text = "resp: {'content': 'hi', 'response_metadata': {'finish_reason': 'STOP'}}"
+    assert classify(200, {}, text, provider="vertex").kind == "unknown"

@@ -34,6 +34,10 @@ ALLOWED_CREDENTIALS = {
     # characters after the api_key label; the label masks what follows (by choice: a key's
     # prefix is still part of the key)
     "proxy-litellm-gateway-key-rpm-limit-429",
+    # Ollama's sign-in URL "https://ollama.com/connect?name=hostname&key=publickey": a key=
+    # query parameter masks whatever it holds (by choice: Google's API keys travel as ?key=),
+    # here the device's public key
+    "ollama-401-unauthorized-signin-url",
 }
 
 ORDINARY = [

@@ -258,7 +258,7 @@ def opens_like_an_error(text: str) -> bool:
 # finish_reason: BLOCKLIST ...", Vertex's Python SDK), or the repr google-genai's pydantic
 # objects print ("block_reason=<BlockedReason.OTHER: 'OTHER'>"): its finish and block reasons.
 _PROTO_REASON = re.compile(
-    r"\b(finish_reason|block_reason)(?:: *|=<?(?:[A-Za-z]+\.)?)([A-Z][A-Z_]{1,40})\b"
+    r"\b(finish_reason|block_reason)(?:: *|=<?(?:[A-Za-z]+\.)?|['\"]: *['\"])([A-Z][A-Z_]{1,40})\b"
 )
 
 

@@ -24,6 +24,9 @@ _TAGS = (
 )
 _TAG = re.compile(r"<[^>]{0,256}>")
 _MESSAGE_KEYS = ("message", "Message", "error_message", "errorMessage", "msg", "detail", "title")
+#: Where a flat error adds the cause to its message (n8n's ``errorDescription``, OAuth's
+#: ``error_description``).
+_DESCRIPTION_KEYS = ("errorDescription", "error_description", "description")
 
 
 def is_html(text: str, headers: dict[str, str]) -> bool:
@@ -82,6 +85,13 @@ def extract_json(obj: object) -> Finding | None:
             break
     else:
         return None
+    # a wrapper's own words, then the cause it describes ("Bad request - please check your
+    # parameters" + "Your input exceeds the context window of this model")
+    for key in _DESCRIPTION_KEYS:
+        value = d.get(key)
+        if isinstance(value, str) and value and value not in message:
+            message = f"{message}: {value}"
+            break
     codes = [v[:128] for k in ("code", "type", "error_code") if isinstance(v := d.get(k), str)]
     f = Finding("generic", message=message[:4096], codes=codes)
     f.status = status_of(d.get("status")) or status_of(d.get("code"))

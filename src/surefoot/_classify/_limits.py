@@ -2,11 +2,12 @@
 
 Two messages read wrongly by their words alone:
 
-- "maximum context length is 131072 tokens ... (7884 of text input, 200000 in the output)":
-  the output budget alone is larger than the window, so the request asks for more output
-  tokens than the model can ever give (``invalid_request``: lower ``max_tokens``), not for a
-  shorter input. An output budget *equal* to the window is input and output together over it
-  (``context_too_long``: a model with a larger window takes the same request);
+- "maximum context length is 131072 tokens ... (7884 of text input, 200000 in the output)",
+  or "max_tokens=131072 cannot be greater than max_model_len=28672": the output budget alone
+  is larger than the window, so the request asks for more output tokens than the model can
+  ever give (``invalid_request``: lower ``max_tokens``), not for a shorter input. An output
+  budget *equal* to the window is input and output together over it (``context_too_long``: a
+  model with a larger window takes the same request);
 - "Rate limit reached ... tokens per minute (TPM): Limit 7000, Used 0, Requested 12903": one
   request larger than the whole per-minute budget never fits, however long it waits
   (``context_too_long``: the input must shrink).
@@ -35,6 +36,13 @@ _WINDOW = re.compile(
     r" prompt)[^)]{0,80}?, (\d+) in the (?:output|completion)",
     re.IGNORECASE | re.DOTALL,
 )
+# "max_tokens=131072 cannot be greater than max_model_len=max_total_tokens=28672" (vLLM and
+# the hosts that run it): the output budget alone against the model's whole length
+_OUTPUT_OVER_MODEL = re.compile(
+    r"\bmax_(?:new_|completion_|output_)?tokens\s*=\s*(\d+)\s+(?:cannot|can not|must not|should"
+    r" not|may not) be (?:greater|larger|more) than\s+[\w=]*?max_model_len[\w=]*?(\d+)\b",
+    re.IGNORECASE,
+)
 _BUDGET = re.compile(
     r"\blimit:? ?(\d+)\b.{0,80}?\brequested:? ?~?(\d+)\b", re.IGNORECASE | re.DOTALL
 )
@@ -46,6 +54,10 @@ REQUEST_OVER_BUDGET = "one request exceeds the whole per-minute budget (numbers 
 def limits_kind(kind: Kind, message: str) -> tuple[Kind, str] | None:
     """A better ``(kind, reason)`` than ``kind`` for ``message``, or ``None``."""
     if kind is Kind.CONTEXT_TOO_LONG:
+        if "max_" in message:
+            m = _OUTPUT_OVER_MODEL.search(message[:4096])
+            if m is not None and int(m.group(1)) > int(m.group(2)):
+                return Kind.INVALID_REQUEST, OUTPUT_FILLS_WINDOW
         if " in the " not in message:
             return None
         m = _WINDOW.search(message[:4096])

@@ -73,6 +73,9 @@ def _codes(e: dict[str, Any]) -> tuple[list[str], int | None]:
             status = status if status is not None else s
         elif isinstance(value, str) and value:
             codes.append(value[:128])
+    if status is None and "bad_response_status_code" in codes:
+        # one-api / new-api: the upstream's own status, named in ``param`` ("524")
+        status = status_of(e.get("param"))
     return codes, status
 
 

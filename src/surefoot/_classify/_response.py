@@ -5,7 +5,8 @@
 - stop and finish reasons that mean the answer was withheld: OpenAI/Azure ``content_filter``,
   Gemini ``SAFETY``/``RECITATION``/``PROHIBITED_CONTENT``/``BLOCKLIST``/``SPII`` and
   ``promptFeedback.blockReason``, Anthropic ``refusal``, Bedrock ``guardrail_intervened``,
-  Responses ``incomplete_details.reason == "content_filter"``;
+  Responses ``incomplete_details.reason == "content_filter"``, Bedrock InvokeModel's
+  ``amazon-bedrock-guardrailAction: INTERVENED``;
 - an OpenAI refusal: a non-empty ``message.refusal`` (or a streamed ``delta.refusal``), sent
   with finish reason ``stop``, and a Responses ``refusal`` output part -> content_filtered,
   like Anthropic's ``refusal`` stop reason;
@@ -277,6 +278,14 @@ def inspect_object(obj: object, *, check_tool_args: bool = True) -> Finding | No
     d = as_dict(obj)
     if d is None:
         return None
+    # Bedrock InvokeModel with a guardrail: the body is the model's own shape, the verdict
+    # beside it ("amazon-bedrock-guardrailAction": "INTERVENED"), the stop reason normal
+    action = d.get("amazon-bedrock-guardrailAction")
+    if isinstance(action, str) and action.upper() == "INTERVENED":
+        f = Finding("bedrock", message="guardrail intervened", codes=["guardrail_intervened"])
+        f.kind = K.CONTENT_FILTERED
+        f.reason = "amazon-bedrock-guardrailAction=INTERVENED"
+        return f
     # Anthropic messages and streamed message_delta; Bedrock Converse.
     delta = as_dict(d.get("delta")) or {}
     for holder in (d, delta, as_dict(d.get("messageStop")) or {}):

@@ -160,6 +160,14 @@ STRONG_CODES: dict[str, Kind] = {
         "too_many_prompt_tokens",  # Perplexity: "The total length of all messages is too long."
     ),
     **_codes(
+        K.QUOTA_EXHAUSTED,
+        "Arrearage",  # DashScope: the account is in arrears ("... in good standing")
+    ),
+    **_codes(
+        K.PERMISSION_DENIED,
+        "ModelNotOpen",  # Volcengine Ark: the account has not activated this model
+    ),
+    **_codes(
         K.INVALID_REQUEST,
         # request-format limits: a field, array, image or file over its bound
         "string_above_max_length",
@@ -333,6 +341,14 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         K.SERVER_ERROR,
         "'service temporarily unavailable' (a 503 in words)",
         r"\bservice (is )?temporarily unavailable\b",
+    ),
+    # the provider says it is overloaded ("The engine is currently overloaded, please try again
+    # later", sent as a 429 typed ``requests``): capacity, whatever a rate code says
+    (
+        K.MODEL_OVERLOADED,
+        "'the engine is currently overloaded' (capacity)",
+        r"\b(the )?(engines?|models?|servers?|services?|systems?|clusters?|backends?|gpus?) "
+        r"(is |are )(currently |temporarily )?overloaded\b",
     ),
     # a relay that lost its upstream's stream while reading it ("stream_read_error", an
     # upstream read error): the exchange broke, whatever a server word beside it says
@@ -534,7 +550,11 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         "'requires a subscription' / 'use-case form' (access gate)",
         r"use[- ]case (form|details)|requires? a (paid )?subscription|subscription (is )?required"
         r"|upgrade (your plan )?for access|(not been|not|never been) granted access"
-        r"|access (has not been|was not|is not) granted|request(ing)? access (to|before)",
+        r"|access (has not been|was not|is not) granted|request(ing)? access (to|before)"
+        # a model the account must switch on first ("has not activated the model x. Please
+        # activate the model service in the Ark Console")
+        r"|\b(has not|have not|hasn'?t|haven'?t) (yet )?(activated|enabled|opened) (the |this )?"
+        r"(model|service)\b|\bactivate the model( service)?\b",
     ),
     # a credential of a kind this API does not take ("API keys are not supported by this API.
     # Expected OAuth2 access token"): the caller's credentials, before the rows that read "not
@@ -724,6 +744,9 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"(tokens|length)|maximum (number of )?tokens allowed|is too large for the model"
         r"|`?inputs`? tokens \+ `?max_new_tokens`? must be"
         r"|(input|prompt) tokens? exceeds?|max(imum)? model length|max_model_len"
+        r"|\bprompt[_ ]tokens\b[^.\n]{0,40}\b(must be (less|smaller|fewer) than|exceeds?"
+        r"|greater than|larger than)\b[^.\n]{0,20}\bmax[_ ](seq|sequence|position|input)[_ ]?"
+        r"(len|length)\b"
         r"|token count (is |of )?\d[\d,]*\b[^.\n]{0,40}\b(but|exceeds|over|more than)\b"
         r"|only supports up to \d[\d,]* (input |prompt )?tokens"
         r"|max(imum)? (input|prompt) length|max(imum)? sequence length|sequence length "
@@ -856,6 +879,11 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|content exists risk|\bcontent risk\b|(contains?|detected|found) (sensitive"
         r"|inappropriate|unsafe|harmful|illegal) (content|words|information|material)"
         r"|(sensitive|inappropriate|unsafe) (content|words)|data_inspection_failed"
+        # misspelt in a provider's own message ("input data may contain inappropiate content")
+        r"|\binappropiate (content|words|information|material)\b"
+        # Gemini's block reason as a gateway prints it ("blocked: prompt:
+        # BlockedReasonProhibitedContent")
+        r"|\bblocked ?reason ?(prohibited ?content|safety|blocklist|image ?safety|other)\b"
         r"|violat\w* (of )?(our |the |openai'?s? |\w+'s )?(content |usage |safety |community "
         r"|acceptable use )?(polic|terms|guidelines|rules)"
         # a gateway's word filter ("Content blocked: keyword 'x' detected")
@@ -956,6 +984,21 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.CAPABILITY_MISMATCH,
         "'input tag web_search_20250305 does not match' (tool version)",
         r"\binput tag ['\"`][a-z_]+_\d{8}['\"`] found using ['\"`]type['\"`] does not match",
+    ),
+    # a schema validator's missing field ("$: required property 'model' not found"): the
+    # request lacks it, no model is missing
+    (
+        K.INVALID_REQUEST,
+        "'required property x not found' (a missing field)",
+        r"\brequired (property|field|parameter|key|argument) ['\"`]?[\w.$/-]{1,60}['\"`]? "
+        r"(not found|is missing|missing|not provided)\b",
+    ),
+    # a gateway with no channel for the model ("No available channels for model x in group
+    # default", new-api's English for 无可用渠道)
+    (
+        K.MODEL_NOT_FOUND,
+        "'no available channels for model' (a gateway without the model)",
+        r"\bno (available|usable|enabled) (channels?|providers?|routes?) for (the )?model\b",
     ),
     (
         K.MODEL_NOT_FOUND,
@@ -1657,15 +1700,17 @@ def _decide(finding: Finding, status: int | None, transport: bool, structured: b
     kind = _code_kind(finding, codes) if codes else None
     if kind is not None:
         return kind
-    i = _TEXT.first_index(text, low)
-    if i >= 0:
-        finding.reason = TEXT_LABELS[i]
-        return TEXT_RULES[i][0]
+    # a phrase in a script without letter case names its cause more exactly than the English
+    # words around it ("403 Forbidden: ... cause: 用户额度不足"): before the text rows
     if not text.isascii():
         for kind, label, pattern in WIDE_RULES:
             if pattern.search(text):
                 finding.reason = label
                 return kind
+    i = _TEXT.first_index(text, low)
+    if i >= 0:
+        finding.reason = TEXT_LABELS[i]
+        return TEXT_RULES[i][0]
     eff = status if status is not None else finding.status
     # a generic "invalid request" type is no word against a status that names the cause
     # (OpenAI sends its 401s typed ``invalid_request_error``)

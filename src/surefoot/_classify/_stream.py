@@ -54,6 +54,17 @@ from surefoot.errors import SurefootError
 __all__ = ["classify_event", "inspect_response", "scan_success"]
 
 _MAX_EVENTS = 100_000
+#: An event-stream exception frame's type header in a body read as text (the frame's
+#: binary length and type bytes, or a ``: `` where it was printed, before the name).
+_EXCEPTION_FRAME = re.compile(r":exception-type[^A-Za-z]{0,8}([A-Za-z]{2,60}Exception)\b")
+#: A finish or block reason in a protocol-buffer dump or an SDK object's repr
+#: (``finish_reason: SAFETY``, ``block_reason=<...>``, ``'finish_reason': 'SAFETY'``).
+_PROTO_HINT = re.compile(r"_reason(?::|=|['\"]:)")
+#: An error object printed inside a text body: ``{'error': {'message': ...`` or ``'type':
+#: 'error', 'error': {'type': ...``, in a repr's quotes or JSON's.
+_EMBEDDED_ERROR = re.compile(
+    r"""[{,]\s*['"]error['"]\s*:\s*\{\s*['"](?:message|type|code)['"]\s*:"""
+)
 #: Events whose name alone says the response failed, whatever their data leaves out.
 _FAILED_EVENTS = ("response.failed",)
 
@@ -258,6 +269,13 @@ def scan_success(
         return classify_event(
             name, body.obj if body.obj is not None else body.text, provider=provider, model=model
         )
+    if body.obj is None and ":exception-type" in (text := body.text):
+        frame = _EXCEPTION_FRAME.search(text[:4096])
+        if frame is not None:
+            # an event-stream exception frame read as text (its headers, then its JSON payload)
+            start, end = text.find("{", frame.end()), text.rfind("}")
+            data = text[start : end + 1] if 0 <= start < end else text
+            return classify_event(frame.group(1), data, provider=provider, model=model)
     sse = _is_sse(body, h)
     if sse and body.obj is not None:
         # one event's data, already a JSON value (a parsed chunk with its stream's headers),
@@ -290,8 +308,12 @@ def scan_success(
             )
             blank.reason = "a 2xx body of blank lines (no answer)"
             return _finish(blank, provider=provider, model=model, in_stream=False)
-        f = proto_text_finding(text) if "_reason:" in text or "_reason=" in text else None
+        f = proto_text_finding(text) if _PROTO_HINT.search(text) else None
         if f is None and len(text) <= 4096 and opens_like_an_error(text):
             f = transport_finding(text) or named_failure(text)
+        if f is None and len(text) <= 4096 and _EMBEDDED_ERROR.search(text):
+            # a log or a wrapper that prints the provider's error object inside a 2xx
+            # ("summary=HTTP 200: Overloaded error={'type': 'error', 'error': {...}}")
+            f = extract_text(text)
         return None if f is None else _finish(f, provider=provider, model=model, in_stream=False)
     return inspect_response(body.obj, provider=provider, model=model)
