@@ -55,6 +55,17 @@ MESSAGES: list[Any] = [{"role": "user", "content": PROMPT}]
 OPENAI_MODEL = "gpt-test"
 ANTHROPIC_MODEL = "claude-test"
 HANG_TIMEOUT = 0.5  # seconds: how long the SDKs wait on a hung answer
+
+# A stream read that fails mid-body: anthropic 2.17 wraps it in its own errors, as openai
+# does (``iter_response_bytes`` in its ``_streaming``); older releases let the transport's
+# error through. Each test expects exactly what the installed release raises.
+_WRAPS_STREAM_READS = hasattr(anthropic._streaming, "iter_response_bytes")
+ANTHROPIC_STREAM_TIMEOUT: type[Exception] = (
+    anthropic.APITimeoutError if _WRAPS_STREAM_READS else httpx2.ReadTimeout
+)
+ANTHROPIC_STREAM_RESET: type[Exception] = (
+    anthropic.APIConnectionError if _WRAPS_STREAM_READS else httpx2.ReadError
+)
 TIMEOUT = 10.0  # for answers that do come
 
 #: The fault types this module drives through both SDKs, by YAML name; see the last test.
@@ -489,7 +500,7 @@ def test_hang_mid_stream(fault_server: FaultServer) -> None:
         openai_chunks(oai(fault_server, HANG_TIMEOUT), chunks)
     assert len(chunks) == 2 and chunks[0].choices[0].delta.role == "assistant"
     events: list[Any] = []
-    with pytest.raises(httpx2.ReadTimeout):  # the Anthropic SDK does not wrap stream reads
+    with pytest.raises(ANTHROPIC_STREAM_TIMEOUT):
         anthropic_events(anth(fault_server, HANG_TIMEOUT), events)
     assert [e.type for e in events] == ["message_start", "content_block_start"]
 
@@ -530,8 +541,9 @@ def test_reset_mid_stream(fault_server: FaultServer) -> None:
         openai_chunks(oai(fault_server), chunks)
     assert type(ei.value) is openai.APIConnectionError and len(chunks) == 3
     events: list[Any] = []
-    with pytest.raises(httpx2.ReadError):  # unwrapped, as against the real API
+    with pytest.raises(ANTHROPIC_STREAM_RESET) as ar:
         anthropic_events(anth(fault_server), events)
+    assert type(ar.value) is ANTHROPIC_STREAM_RESET
     assert [e.type for e in events] == ["message_start", "content_block_start"]  # + a ping
 
 
@@ -865,11 +877,12 @@ async def test_async_streams_anthropic(fault_server: FaultServer) -> None:
     assert exc.type == "overloaded_error" and exc.request_id == "req_000002"
     assert event_text(events) == "one"
     fault_server.enqueue(Hang(after_events=2))
-    with pytest.raises(httpx2.ReadTimeout):
+    with pytest.raises(ANTHROPIC_STREAM_TIMEOUT):
         await aanthropic_events(aanth(fault_server, HANG_TIMEOUT), [])
     fault_server.enqueue(Reset(at="mid_body", after_events=2))
-    with pytest.raises(httpx2.ReadError):
+    with pytest.raises(ANTHROPIC_STREAM_RESET) as ar:
         await aanthropic_events(aanth(fault_server), [])
+    assert type(ar.value) is ANTHROPIC_STREAM_RESET
     fault_server.enqueue(Truncate())
     events = []
     await aanthropic_events(aanth(fault_server), events)
@@ -935,7 +948,7 @@ def test_slow_first_token_beyond_the_read_timeout(fault_server: FaultServer) -> 
         openai_chunks(oai(fault_server, timeout=HANG_TIMEOUT), chunks)
     assert len(chunks) == 1 and chunks[0].choices[0].delta.role == "assistant"
     events: list[Any] = []
-    with pytest.raises(httpx2.ReadTimeout):  # unwrapped mid-stream, as for a stall
+    with pytest.raises(ANTHROPIC_STREAM_TIMEOUT):  # mid-stream, as for a stall
         anthropic_events(anth(fault_server, timeout=HANG_TIMEOUT), events)
     assert [e.type for e in events] == ["message_start", "content_block_start"]  # + a ping
 

@@ -38,6 +38,9 @@ ALLOWED_CREDENTIALS = {
     # query parameter masks whatever it holds (by choice: Google's API keys travel as ?key=),
     # here the device's public key
     "ollama-401-unauthorized-signin-url",
+    # a relay's own masked echo "[sk-***REDACTED***]": the sk- shape masks it again (by
+    # choice: the shape is matched, whatever follows it)
+    "relay-401-token-amount-exhausted-reranker",
 }
 
 ORDINARY = [
