@@ -2228,6 +2228,133 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "rate_limit",
         True,
     ),
+    # round 21 (heldout19's misses): a field the request must carry or two it may not
+    # combine, under a server's status; a free tier or a token's allowance spent; a strict
+    # tool field a model lacks; an unknown sub-field of a feature; the models a provider
+    # supports named against the one passed; a content part's type; the filter that failed;
+    # a per-request token cap; an SDK's refusal of a long request; sensitive content in
+    # Chinese
+    (
+        "required-field-under-a-500",
+        "proxy",
+        500,
+        'HTTP 500 Internal Server Error: {"error":{"message":"parameter model is required"}}',
+        "invalid_request",
+        False,
+    ),
+    (
+        "two-options-mutually-exclusive",
+        "vllm",
+        500,
+        {
+            "error": {
+                "message": "guided_json and guided_regex are mutually exclusive",
+                "type": "server_error",
+            }
+        },
+        "invalid_request",
+        False,
+    ),
+    (
+        "free-quota-used-up",
+        "proxy",
+        403,
+        {"error": {"message": "Your free quota for this model has been used up."}},
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "strict-tool-field-not-supported",
+        "bedrock",
+        400,
+        {"message": "tools.1.function.strict: not supported for this model"},
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "unknown-sub-field-of-response-format",
+        "openai",
+        400,
+        _openai(
+            "Unknown parameter: 'tools[0].function.parameters.strict_mode'.", "unknown_parameter"
+        ),
+        "invalid_request",
+        False,
+    ),
+    (
+        "unknown-response-format-sub-field",
+        "openai",
+        400,
+        _openai("Unknown parameter: 'response_format.schema_name'.", "unknown_parameter"),
+        "invalid_request",
+        False,
+    ),
+    (
+        "unknown-response-format-is-still-capability",
+        "openai",
+        400,
+        _openai("Unknown parameter: 'response_format'.", "unknown_parameter"),
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "supported-models-named-against-the-one-passed",
+        "deepseek",
+        400,
+        _openai("Supported models are deepseek-chat and deepseek-reasoner, but you sent ds-9."),
+        "model_not_found",
+        False,
+    ),
+    (
+        "unsupported-message-part-type",
+        "proxy",
+        400,
+        {
+            "error": {
+                "message": "unsupported message part type: input_video",
+                "type": "invalid_request_error",
+            }
+        },
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "the-filter-itself-failed",
+        "azure",
+        500,
+        {
+            "error": {
+                "code": "content_filter_error",
+                "message": "The content could not be filtered.",
+            }
+        },
+        "server_error",
+        True,
+    ),
+    (
+        "per-request-token-cap-code",
+        "openai",
+        400,
+        _openai("Too much input in one request.", "max_tokens_per_request"),
+        "context_too_long",
+        False,
+    ),
+    (
+        "sdk-wants-streaming-for-long-requests",
+        "anthropic",
+        None,
+        "ValueError: Streaming is required for requests that may run past the timeout.",
+        "invalid_request",
+        False,
+    ),
+    (
+        "chinese-sensitive-content",
+        "proxy",
+        400,
+        {"error": {"code": "1301", "message": "检测到违规内容 请修改后重试"}},
+        "content_filtered",
+        False,
+    ),
     (
         "wrapper-description-names-the-cause",
         "proxy",
@@ -2754,3 +2881,32 @@ def test_a_finish_reason_in_a_python_repr() -> None:
     assert err.kind == "content_filtered", err.context.metadata
     text = "resp: {'content': 'hi', 'response_metadata': {'finish_reason': 'STOP'}}"
     assert classify(200, {}, text, provider="vertex").kind == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("agent log: Unhandled stop reason: refusal", "content_filtered"),
+        ("1. One\n2. Two\n\nContent has no parts.\nFinish reason: 3 -", "content_filtered"),
+        ("partial answer\nFinish reason: 1", "unknown"),  # STOP: an answer
+        (
+            "{ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }",
+            "model_overloaded",
+        ),
+        (
+            "Retrying 2/5 ...\n  > Stream disconnected before completion: stream idle timeout",
+            "timeout",
+        ),
+        (
+            "Tool call could not be parsed: EOF while parsing an object at line 1 column 40",
+            "malformed_tool_call",
+        ),
+        ("Here is the plan:\n- read the file\n- write the error handler", "unknown"),
+    ],
+)
+def test_a_2xx_text_names_its_failure(text: str, kind: str) -> None:
+    """SYNTHETIC PARAPHRASES. A 2xx text a client or agent printed: a stop or finish reason in
+    its words (Gemini's as a number), a JS object repr of an error, a later line that opens
+    like an error; an answer stays an answer."""
+    err = classify(200, {"content-type": "text/plain"}, text, provider="proxy")
+    assert err.kind == kind, err.context.metadata

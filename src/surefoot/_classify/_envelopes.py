@@ -244,7 +244,9 @@ _ERROR_OPENING = re.compile(
     r"|request (failed|timed out)|failed to\b|timed out|socket\b|network\b"
     # a provider's own words for a refusal of the call ("Rate limit reached for organization
     # ...", printed by a client as the stream's whole error)
-    r"|rate limit (reached|exceeded)\b|too many requests\b|quota exceeded\b)",
+    r"|rate limit (reached|exceeded)\b|too many requests\b|quota exceeded\b"
+    # an agent's words for a tool call it could not read ("Tool call could not be parsed: ...")
+    r"|tool calls? (could not|couldn'?t|cannot|failed to) be (parsed|decoded|read)\b)",
     re.IGNORECASE,
 )
 
@@ -259,13 +261,31 @@ def opens_like_an_error(text: str) -> bool:
 # objects print ("block_reason=<BlockedReason.OTHER: 'OTHER'>"): its finish and block reasons.
 _PROTO_REASON = re.compile(
     r"\b(finish_reason|block_reason)(?:: *|=<?(?:[A-Za-z]+\.)?|['\"]: *['\"])([A-Z][A-Z_]{1,40})\b"
+    # a client's own words for the reason ("Unhandled stop reason: model_context_window_exceeded",
+    # "Finish reason: 4 -", Gemini's enum as a number)
+    r"|\b(?i:(finish|stop) reason): *['\"]?([a-z][a-z_]{2,40}|\d{1,2})\b"
 )
+#: Gemini's ``FinishReason`` enum by number, as a client prints it without its name.
+_GEMINI_FINISH = {
+    "3": "SAFETY",
+    "4": "RECITATION",
+    "6": "BLOCKLIST",
+    "7": "PROHIBITED_CONTENT",
+    "8": "SPII",
+    "9": "MALFORMED_FUNCTION_CALL",
+}
 
 
 def proto_text_finding(text: str) -> Finding | None:
     """The failing finish or block reason in a protocol-buffer text dump or an SDK object's
     repr, or ``None``."""
     for m in _PROTO_REASON.finditer(text[: 1 << 16]):
+        if m.group(1) is None:  # a client's words: a name in any case, or Gemini's number
+            value = _GEMINI_FINISH.get(m.group(4), m.group(4))
+            found = reason_finding(value, "", "finish_reason")
+            if found is not None:
+                return found
+            continue
         field, value = m.group(1), m.group(2)
         if field == "block_reason":
             if value != "BLOCK_REASON_UNSPECIFIED":

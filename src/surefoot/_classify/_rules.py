@@ -158,10 +158,12 @@ STRONG_CODES: dict[str, Kind] = {
         "prompt_too_long",
         "input_too_long",
         "too_many_prompt_tokens",  # Perplexity: "The total length of all messages is too long."
+        "max_tokens_per_request",  # OpenAI embeddings: "Requested N tokens, max M per request"
     ),
     **_codes(
         K.QUOTA_EXHAUSTED,
         "Arrearage",  # DashScope: the account is in arrears ("... in good standing")
+        "AllocationQuota.FreeTierOnly",  # DashScope: the free tier is spent, paid use is off
     ),
     **_codes(
         K.PERMISSION_DENIED,
@@ -349,6 +351,23 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         "'the engine is currently overloaded' (capacity)",
         r"\b(the )?(engines?|models?|servers?|services?|systems?|clusters?|backends?|gpus?) "
         r"(is |are )(currently |temporarily )?overloaded\b",
+    ),
+    # the content filter itself failed ("content_filter_error": "The contents are not
+    # filtered"): nothing was blocked, the service erred
+    (
+        K.SERVER_ERROR,
+        "'the contents are not filtered' (the filter failed)",
+        r"\bcontents? (are|is|was|were|could) not (be )?filtered\b",
+    ),
+    # a field the request must carry, or two it may not carry together ("field messages is
+    # required", "Cannot use both json_schema and grammar"): the request's, whatever status
+    # or code a relay or server puts on it
+    (
+        K.INVALID_REQUEST,
+        "'field x is required' / 'cannot use both' (the request's fields)",
+        r"\b(field|parameter|property|argument|param) ['\"`]?[\w.\[\]-]{1,60}['\"`]? is required\b"
+        r"|\bcannot (use|specify|set|pass|combine|provide) both\b|\b(are|is) mutually exclusive\b"
+        r"|\bcannot be (used|specified|set|combined|provided) together\b",
     ),
     # a relay that lost its upstream's stream while reading it ("stream_read_error", an
     # upstream read error): the exchange broke, whatever a server word beside it says
@@ -605,10 +624,20 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
     ),
 )
 
+# an SDK that will not send a long request without streaming ("Streaming is strongly
+# recommended for operations that may take longer than 10 minutes"): the call's form, not a
+# wait that ran out, so before the transport rows' "timeout" too
+_STREAMING_REQUIRED: Spec = (
+    K.INVALID_REQUEST,
+    "'streaming is strongly recommended for long operations' (an SDK's refusal)",
+    r"\bstreaming is (strongly )?(recommended|required) for (operations|requests)\b",
+)
+
 #: The label of the transport row whose failure no retry mends (see :data:`FINAL_TRANSPORT`).
 _CORS_LABEL = "'blocked by CORS policy' (a browser's refusal)"
 
 _TRANSPORT_SPECS: tuple[Spec, ...] = (
+    _STREAMING_REQUIRED,
     # a browser that refused the response for want of CORS headers: no response reaches the
     # caller, and none will until the server allows the origin
     (
@@ -832,6 +861,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.QUOTA_EXHAUSTED,
         "'out of credits'",
         r"out of credits?|\bout of (extra |additional |your )?usage\b"
+        r"|\b(free tier|free quota|trial|token amount|allowance)\b[^.\n]{0,30}\b(has been |is |was "
+        r"|have been )?(exhausted|used up|depleted)\b|\bremain_?quota\s*=\s*0\b"
         r"|\bquota\b.{0,160}(per ?day|daily|monthly)|(daily|monthly) (quota"
         r"|limit)|payment required|purchase (more )?credits|add (more )?credits"
         r"|(free )?trial (period |credits? )?(has |have )?(ended|expired|run out|been used up)"
@@ -1006,6 +1037,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"model.{0,120}(not found|does not exist|doesn'?t exist|not exist)"
         r"|(unknown|invalid|unsupported|no such) model|model identifier is invalid"
         r"|no endpoints found|is not a valid model|try pulling it first"
+        r"|\bsupported (api )?models?( names)? (are|is|include)\b[^.\n]{0,120}\bbut (you )?(passed"
+        r"|sent|gave|requested|provided)\b"
         r"|object identifier is invalid"
         r"|deployment.{0,80}(not found|does not exist)|is not found for api version"
         r"|model_not_found|has been decommissioned|model.{0,80}no longer (supported"
@@ -1089,7 +1122,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"| provided| passed| given)?:? ?['\"`]?(tools?|tool_choice|functions?|function_call"
         r"|response_format|parallel_tool_calls|reasoning(_effort)?|thinking|audio|modalities"
         r"|logprobs|top_logprobs|stream_options|json_schema|image_url|input_audio"
-        r"|web_search_options|prediction|vision|images?)\b"
+        r"|web_search_options|prediction|vision|images?)\b(?![.\[])"
         r"|unknown variant ['\"`]?(image_url|image|input_audio|audio|file|video|document"
         r"|thinking|tool_use|tool_result)\b",
     ),
@@ -1112,7 +1145,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|web_search\w*|mcp_servers|container|context_management)\b|\boutput_(config|format)\b"
         r"[^\n;]{0,40}\b(extra inputs are not permitted|not permitted|unknown field)"
         r"|\b(cache_control|eager_input_streaming"
-        r"|citations|context_management|mcp_servers)\b[^\n;]{0,40}\b(extra inputs are not "
+        r"|citations|context_management|mcp_servers|strict)\b[^\n;]{0,40}\b(extra inputs are not "
         r"permitted|not permitted|unsupported|not supported)",
     ),
     (
@@ -1133,6 +1166,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"\bpropert(y|ies) ['\"`][^'\"`]{1,160}['\"`] (is|are) (unsupported|not supported|not "
         r"allowed|not permitted)",
     ),
+    _STREAMING_REQUIRED,
     # a schema validator's words for a field the API itself does not know: the request's
     # format ("property 'timestamp' is unsupported" inside "the following must be satisfied")
     (
@@ -1177,7 +1211,10 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|images?|audio|documents?|pdfs?|system (messages?|prompts?|instructions?))"
         r".{0,80}(is |are )?(not supported|unsupported)"
         r"|is not supported by the \w+ (api|endpoint)|please use (the )?/?[\w/.-]+ (api"
-        r"|endpoint) instead|missing conversation_config",
+        r"|endpoint) instead|missing conversation_config"
+        # a content part of a kind the server cannot take ("unsupported content[].type")
+        r"|\bunsupported content(\[\])?\.type\b|\bunsupported (content|input|message) (part )?"
+        r"type\b",
     ),
     (
         K.CAPABILITY_MISMATCH,
@@ -1563,6 +1600,8 @@ WIDE_RULES: tuple[tuple[Kind, str, re.Pattern[str]], ...] = tuple(
         ),
         # "请求过于频繁", "请求频率过高": too many requests
         (K.RATE_LIMIT, "请求过于频繁 (too many requests)", r"请求过于频繁|请求频率|限流"),
+        # "系统检测到输入或生成内容可能包含不安全或敏感内容": the content filter
+        (K.CONTENT_FILTERED, "敏感内容 (sensitive content)", r"敏感内容|不安全或敏感|违规内容"),
     )
 )
 

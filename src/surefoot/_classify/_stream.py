@@ -59,12 +59,15 @@ _MAX_EVENTS = 100_000
 _EXCEPTION_FRAME = re.compile(r":exception-type[^A-Za-z]{0,8}([A-Za-z]{2,60}Exception)\b")
 #: A finish or block reason in a protocol-buffer dump or an SDK object's repr
 #: (``finish_reason: SAFETY``, ``block_reason=<...>``, ``'finish_reason': 'SAFETY'``).
-_PROTO_HINT = re.compile(r"_reason(?::|=|['\"]:)")
+_PROTO_HINT = re.compile(r"_reason(?::|=|['\"]:)|(?i:(?:finish|stop) reason):")
 #: An error object printed inside a text body: ``{'error': {'message': ...`` or ``'type':
 #: 'error', 'error': {'type': ...``, in a repr's quotes or JSON's.
 _EMBEDDED_ERROR = re.compile(
-    r"""[{,]\s*['"]error['"]\s*:\s*\{\s*['"](?:message|type|code)['"]\s*:"""
+    r"""[{,]\s*['"]?error['"]?\s*:\s*\{\s*['"]?(?:message|type|code|details)['"]?\s*:"""
 )
+#: A later line of a short 2xx text that opens like a client's error ("Reconnecting... 3/5\n
+#: └ Stream disconnected before completion: idle timeout"): its words are the failure.
+_ERROR_LINE = re.compile(r"\n\W{0,5}(?=\w)")
 #: Events whose name alone says the response failed, whatever their data leaves out.
 _FAILED_EVENTS = ("response.failed",)
 
@@ -309,6 +312,13 @@ def scan_success(
             blank.reason = "a 2xx body of blank lines (no answer)"
             return _finish(blank, provider=provider, model=model, in_stream=False)
         f = proto_text_finding(text) if _PROTO_HINT.search(text) else None
+        if f is None and len(text) <= 4096:
+            for m in _ERROR_LINE.finditer(text) if "\n" in text else ():
+                line = text[m.end() :]
+                if opens_like_an_error(line):
+                    f = transport_finding(line) or named_failure(line)
+                    if f is not None:
+                        break
         if f is None and len(text) <= 4096 and opens_like_an_error(text):
             f = transport_finding(text) or named_failure(text)
         if f is None and len(text) <= 4096 and _EMBEDDED_ERROR.search(text):
