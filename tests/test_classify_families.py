@@ -2355,6 +2355,75 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "content_filtered",
         False,
     ),
+    # round 22 (heldout20's misses): a tool in another API's shape, a schema that cannot be
+    # one, a server that is not OpenAI-compatible for a mode, a queue position, capacity
+    # exceeded for now, a per-request token cap in words, a Python repr of an error as the
+    # whole body
+    (
+        "tool-in-another-apis-shape",
+        "anthropic",
+        400,
+        _anthropic(
+            "tools.2: Input tag 'function_call' found using 'type' does not match any of"
+            " the expected tags: 'custom', 'bash_20250124'"
+        ),
+        "invalid_request",
+        False,
+    ),
+    (
+        "recursive-schema",
+        "openai",
+        400,
+        _openai("Invalid schema for function 'walk': circular reference found in $defs.Tree"),
+        "invalid_request",
+        False,
+    ),
+    (
+        "mode-not-openai-compatible",
+        "vllm",
+        400,
+        {
+            "error": {
+                "message": "encoding_format 'base85' is not OpenAI-compatible",
+                "type": "invalid_request_error",
+            }
+        },
+        "capability_mismatch",
+        False,
+    ),
+    (
+        "queue-position",
+        "proxy",
+        None,
+        "Servers are busy right now. Your position in the queue is 17, please hold on.",
+        "model_overloaded",
+        True,
+    ),
+    (
+        "capacity-temporarily-unavailable",
+        "proxy",
+        None,
+        "7001: Capacity temporarily unavailable for this model, retry later.",
+        "model_overloaded",
+        True,
+    ),
+    (
+        "per-request-token-cap-in-words",
+        "openai",
+        400,
+        _openai("This request has 900000 tokens; maximum 300000 tokens per request."),
+        "context_too_long",
+        False,
+    ),
+    (
+        "python-repr-of-the-error-as-the-body",
+        "openai",
+        400,
+        "{'error': {'message': 'Too much input.', 'type': 'max_tokens_per_request', 'param': None,"
+        " 'code': 'max_tokens_per_request'}}",
+        "context_too_long",
+        False,
+    ),
     (
         "wrapper-description-names-the-cause",
         "proxy",
@@ -2910,3 +2979,32 @@ def test_a_2xx_text_names_its_failure(text: str, kind: str) -> None:
     like an error; an answer stays an answer."""
     err = classify(200, {"content-type": "text/plain"}, text, provider="proxy")
     assert err.kind == kind, err.context.metadata
+
+
+def test_a_stream_that_ends_with_a_bare_error_object() -> None:
+    """SYNTHETIC PARAPHRASES. Gemini ends a failed stream with its error object outside any
+    event; a stream that ends normally has no such tail."""
+    chunk = '{"candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"}}]}'
+    body = (
+        f"data: {chunk}\n\n"
+        '{\n  "error": {\n    "code": 503,\n    "message": "The service is overloaded right now.",'
+        '\n    "status": "UNAVAILABLE"\n  }\n}\n'
+    )
+    headers = {"content-type": "text/event-stream"}
+    err = classify(200, headers, body, provider="gemini")
+    assert (err.kind, err.retryable) == ("model_overloaded", True), err.context.metadata
+    assert classify(200, headers, f"data: {chunk}\n\n", provider="gemini").kind == "unknown"
+
+
+def test_a_client_dump_under_a_stream_content_type() -> None:
+    """SYNTHETIC PARAPHRASES. A stream's content type over a body with no event at all (a
+    client's dump of the failure) is read as text."""
+    body = (
+        "requestID: 'req_1',\n code: 'tool_use_failed',\n}\n"
+        "Error: tool call validation failed: parameters for tool search did not match schema"
+    )
+    err = classify(200, {"content-type": "text/event-stream"}, body, provider="groq")
+    assert err.kind == "malformed_tool_call", err.context.metadata
+    body = "Retrying...\n⚠ stream error: the service is seeing high demand; retrying 2/5"
+    err = classify(200, {"content-type": "text/event-stream"}, body, provider="proxy")
+    assert err.kind == "model_overloaded", err.context.metadata

@@ -240,7 +240,8 @@ def broken_json_error(text: str) -> Finding | None:
 # A plain-text 2xx body is read as a failure only when it opens like one (never an answer that
 # happens to mention a timeout).
 _ERROR_OPENING = re.compile(
-    r"\W{0,3}(error\b|[\w.]*(error|exception)\b|stream (disconnected|closed|ended)|connection\b"
+    r"\W{0,3}(error\b|[\w.]*(error|exception)\b|stream (disconnected|closed|ended|error)"
+    r"|connection\b"
     r"|request (failed|timed out)|failed to\b|timed out|socket\b|network\b"
     # a provider's own words for a refusal of the call ("Rate limit reached for organization
     # ...", printed by a client as the stream's whole error)

@@ -6,6 +6,7 @@ body would turn one failure into two.
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -26,6 +27,8 @@ MAX_BODY_BYTES = 1 << 20
 MAX_TEXT_CHARS = 16_384
 #: How many times a JSON string that holds JSON is decoded again.
 MAX_JSON_LAYERS = 4
+#: The longest Python literal read as a body (``ast.literal_eval`` is slower than JSON).
+_MAX_LITERAL = 1 << 16
 _MAX_HEADERS = 256
 _MAX_HEADER_VALUE = 8192
 
@@ -85,8 +88,23 @@ def loads(text: str) -> object:
         try:
             obj = json.loads(s)
         except (ValueError, RecursionError, MemoryError):
+            if obj is text and s.startswith(("{'", "[{'")):
+                return _python_literal(s)
             return None if obj is text else obj
     return obj
+
+
+def _python_literal(s: str) -> object:
+    """A Python dict or list literal (``str()`` of a parsed error, as SDKs and logs print it:
+    ``{'error': {'message': ..., 'code': None}}``), or ``None``. ``ast.literal_eval`` builds
+    only literals, never runs code; the text is bounded first."""
+    if len(s) > _MAX_LITERAL:
+        return None
+    try:
+        value = ast.literal_eval(s)
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+        return None
+    return value if isinstance(value, (dict, list)) else None
 
 
 class Body:

@@ -350,7 +350,8 @@ _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
         K.MODEL_OVERLOADED,
         "'the engine is currently overloaded' (capacity)",
         r"\b(the )?(engines?|models?|servers?|services?|systems?|clusters?|backends?|gpus?) "
-        r"(is |are )(currently |temporarily )?overloaded\b",
+        r"(is |are )(currently |temporarily )?overloaded\b"
+        r"|\bcapacity (is )?(temporarily )?(exceeded|unavailable)\b",
     ),
     # the content filter itself failed ("content_filter_error": "The contents are not
     # filtered"): nothing was blocked, the service erred
@@ -651,6 +652,15 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         "'timed out'",
         r"timed? ?out|timeout|deadline exceeded|did not properly respond after a period of time",
     ),
+    # the provider's words for overload inside a client's wrapper ("OpenAIAPIError:
+    # [server_error] That model is currently overloaded with other requests. You can retry
+    # ..."), or a stream's error that names one ("stream error: We're currently experiencing
+    # high demand"): before the lost-connection and server-error rows its words match
+    (
+        K.MODEL_OVERLOADED,
+        "'currently overloaded' (overload inside)",
+        r"\b(is |are )?(currently )?overloaded\b|\b(over|at) capacity\b|\bhigh demand\b",
+    ),
     # a connection that died under the response (undici's "terminated" / UND_ERR_SOCKET, an
     # HTTP/2 stream reset): before the server-error row, which its wrapped text may mention
     (
@@ -662,14 +672,6 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         r"response|error reading (a )?(response )?body|closed the connection|closed idle "
         r"connection|forcibly closed|handshake|\btls\b|x509|certificate|reset by peer|stream "
         r"(was )?reset|streamreset|connection attempts? failed",
-    ),
-    # the provider's words for overload inside a client's wrapper ("OpenAIAPIError:
-    # [server_error] That model is currently overloaded with other requests. You can retry
-    # ..."): before the server-error row its closing words match
-    (
-        K.MODEL_OVERLOADED,
-        "'currently overloaded' (overload inside)",
-        r"\b(is |are )?(currently )?overloaded\b|\b(over|at) capacity\b",
     ),
     # a client's wrapper ("stream disconnected before completion: ...") around the provider's
     # own words for a server failure: the cause inside decides
@@ -854,6 +856,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"too many (input |prompt )?tokens(?!.{0,40}(wait|per (min|minute|second|day)"
         r"|try again))|reduce the length|request too large"
         # "The total length of all messages is too long." (Perplexity)
+        r"|\bmax(imum)? \d+ tokens per request\b"
         r"|\b(total |combined )?length of (all )?(the )?(messages|prompts?|inputs?|conversation"
         r"|context)( is| was)? too long\b",
     ),
@@ -1015,6 +1018,21 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.CAPABILITY_MISMATCH,
         "'input tag web_search_20250305 does not match' (tool version)",
         r"\binput tag ['\"`][a-z_]+_\d{8}['\"`] found using ['\"`]type['\"`] does not match",
+    ),
+    # a tool of another API's shape ("Input tag 'function' found using 'type' does not match
+    # any of the expected tags"): the request's format, no version the model lacks
+    (
+        K.INVALID_REQUEST,
+        "'input tag function does not match the expected tags' (another API's tool shape)",
+        r"\binput tag ['\"`]\w+['\"`] found using ['\"`]type['\"`] does not match",
+    ),
+    # a schema the request sent that cannot be one ("Invalid schema: Circular reference
+    # detected ... are not supported"): the request's, before the rows of support
+    (
+        K.INVALID_REQUEST,
+        "'invalid schema: circular reference' (the request's schema)",
+        r"\binvalid (json |tool |function |response |input )?schema\b[^\n]{0,40}\bcircular"
+        r"|\bcircular reference (detected|found|in)\b",
     ),
     # a schema validator's missing field ("$: required property 'model' not found"): the
     # request lacks it, no model is missing
@@ -1211,7 +1229,7 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|images?|audio|documents?|pdfs?|system (messages?|prompts?|instructions?))"
         r".{0,80}(is |are )?(not supported|unsupported)"
         r"|is not supported by the \w+ (api|endpoint)|please use (the )?/?[\w/.-]+ (api"
-        r"|endpoint) instead|missing conversation_config"
+        r"|endpoint) instead|missing conversation_config|\bis not (oai|openai)[- ]compatible\b"
         # a content part of a kind the server cannot take ("unsupported content[].type")
         r"|\bunsupported content(\[\])?\.type\b|\bunsupported (content|input|message) (part )?"
         r"type\b",
@@ -1328,7 +1346,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         K.MODEL_OVERLOADED,
         "'overloaded'",
         r"overloaded|over capacity|at capacity|(insufficient|no|out of) capacity"
-        r"|capacity (exceeded|unavailable)|high demand|currently loading"
+        r"|capacity (temporarily )?(exceeded|unavailable)|high demand|currently loading"
+        r"|\byour (queue )?position (in the queue )?is \d+"
         r"|\btoo many (concurrent |simultaneous |open |active )?connections\b"
         r"|model is not ready|not ready to serve|server (is )?busy|server_busy|loading model"
         r"|(high|heavy|too much|unusually high|excessive) (traffic|load)|too busy"

@@ -37,7 +37,7 @@ from surefoot._classify._envelopes import (
     proto_text_finding,
 )
 from surefoot._classify._generic import extract_text
-from surefoot._classify._input import MAX_BODY_BYTES, Body, decode_body
+from surefoot._classify._input import MAX_BODY_BYTES, Body, decode_body, loads
 from surefoot._classify._kinds import Kind
 from surefoot._classify._response import (
     FINISH_REASONS,
@@ -250,6 +250,15 @@ def _is_sse(body: Body, h: dict[str, str]) -> bool:
     return body.obj is None and body.text[:256].lstrip().startswith(("data:", "event:", ":"))
 
 
+def _bare_tail(text: str) -> str | None:
+    """The JSON error object a stream's text ends with outside any event, or ``None``."""
+    cut = text.rfind("\n{")
+    if cut < 0 or '"error"' not in text[cut:]:
+        return None
+    tail = text[cut + 1 :].strip()
+    return tail if isinstance(as_dict(loads(tail)), dict) else None
+
+
 def named_failure(text: str) -> Finding | None:
     """A 2xx plain-text body that opens like an error and names its cause in words or an
     exception type a row knows ("ServiceUnavailableException: ...", "EventStreamError: An
@@ -300,7 +309,15 @@ def scan_success(
             err = classify_event(name, data, provider=provider, model=model)
             if err is not None:
                 return err
-        return None
+        if sse:
+            # Gemini ends a stream that failed with the error object bare, not as an event
+            # ("data: {...}\n\n{\n  "error": {"code": 503, ...}}")
+            tail = _bare_tail(body.text)
+            if tail is not None:
+                return classify_event("error", tail, provider=provider, model=model)
+        if events or body.obj is not None:
+            return None
+        # no event at all: a client's dump of the failure under the stream's content type
     if body.obj is None:
         # not JSON: a protocol-buffer text dump, or a client's message for a broken exchange
         text = body.text
