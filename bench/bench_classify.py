@@ -40,7 +40,7 @@ them). A line is right when both the kind and the retryability match the corpus.
 
 The 2026 corpus (``tests/data/classify_corpus_2026.jsonl``, see its ``.md``) is scored per
 split: ``tune`` (the lines the round-1 rules were written against), then ``heldout`` and
-``heldout2`` to ``heldout20``, each a round's held-out set, scored once when it was fresh (the
+``heldout2`` to ``heldout21``, each a round's held-out set, scored once when it was fresh (the
 ``ROUNDn_HELDOUT`` constants) and read by the round after it. The newest is the fresh held-out
 set, never looked at while writing rules: only its aggregate is printed. Beside each split:
 the accuracy the classifier had on the same lines before the 2026 rules (the tree at
@@ -97,6 +97,8 @@ ROUND19_HELDOUT = (66, 87)
 ROUND20_HELDOUT = (77, 102)
 #: heldout20, under round 21's tree (rounds 19 and 20's trees the same; round 15's rules 73/91).
 ROUND21_HELDOUT = (76, 91)
+#: heldout21, under round 22's tree (round 21's tree the same; round 15's rules 58/67).
+ROUND22_HELDOUT = (60, 67)
 
 PROVIDERS = {
     "openai": ("openai", "gpt-4o"),
@@ -529,6 +531,7 @@ def corpus_2026() -> dict[str, Any] | None:
         "heldout18 (round 19)": ROUND19_HELDOUT,
         "heldout19 (round 20)": ROUND20_HELDOUT,
         "heldout20 (round 21)": ROUND21_HELDOUT,
+        "heldout21 (round 22)": ROUND22_HELDOUT,
     }
     for name, (hits, n) in history.items():
         print(f"  {name:<20} {hits:>3}/{n:<3} {_pct(hits, n):>7}")

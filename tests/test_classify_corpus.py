@@ -307,9 +307,9 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-07, round 21's tree): 76 of
-#: 91 lines.
-HELDOUT20_MEASURED = 76 / 91
+#: The fresh held-out split's accuracy, measured once (2026-12-07, round 22's tree): 60 of
+#: 67 lines.
+HELDOUT21_MEASURED = 60 / 67
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
@@ -323,11 +323,11 @@ def test_2026_fresh_heldout_accuracy() -> None:
     accuracy = hits / len(FRESH)
     score = f"2026 fresh held-out ({FRESH_SPLIT}) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 21's rules were committed: 76/91 (83.5%; rounds 19 and 20's
-    # trees the same, round 15's rules 73/91), short of the 97% target (HELDOUT_THRESHOLD),
-    # which is not met yet. This guards the measured figure against a regression; a later
-    # round that tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT20_MEASURED, score
+    # Scored once, after round 22's rules were committed: 60/67 (89.6%; round 21's tree the
+    # same, round 15's rules 58/67), short of the 97% target (HELDOUT_THRESHOLD), which is
+    # not met yet. This guards the measured figure against a regression; a later round that
+    # tunes on these lines needs a fresh held-out set.
+    assert accuracy >= HELDOUT21_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:
