@@ -1485,9 +1485,7 @@ STRONG_TEXT, STRONG_TEXT_LABELS = _table(_STRONG_TEXT_SPECS)
 TRANSPORT_RULES, TRANSPORT_LABELS = _table(_TRANSPORT_SPECS)
 #: Transport rows whose failure is not retryable: the same request meets the same refusal.
 FINAL_TRANSPORT = frozenset(
-    i
-    for i, label in enumerate(TRANSPORT_LABELS)
-    if label.startswith(f"message matched {_CORS_LABEL}")
+    i for i, (_, name, _) in enumerate(_TRANSPORT_SPECS) if name == _CORS_LABEL
 )
 #: Message phrases, most specific first.
 TEXT_RULES, TEXT_LABELS = _table(_TEXT_SPECS)
@@ -1734,14 +1732,15 @@ def _decide(finding: Finding, status: int | None, transport: bool, structured: b
         text = text[:cut]
     low = lowered(text)
     codes = [norm_code(c) for c in finding.codes if c]
+    strong = -1
     if transport:
         # an exception's own code (``UND_ERR_BODY_TIMEOUT``) before its words ("terminated");
         # in a JSON body, the phrases that beat any code on a response beat it here too
         if structured:
-            i = _STRONG.first_index(text, low)
-            if i >= 0:
-                finding.reason = STRONG_TEXT_LABELS[i]
-                return STRONG_TEXT[i][0]
+            strong = _STRONG.first_index(text, low)
+            if strong >= 0:
+                finding.reason = STRONG_TEXT_LABELS[strong]
+                return STRONG_TEXT[strong][0]
         kind = _code_kind(finding, codes) if codes else None
         if kind is not None:
             return kind
@@ -1751,7 +1750,8 @@ def _decide(finding: Finding, status: int | None, transport: bool, structured: b
             if i in FINAL_TRANSPORT:
                 finding.retryable = False
             return TRANSPORT_RULES[i][0]
-    i = _STRONG.first_index(text, low)
+    # searched once: a structured transport failure's strong phrases were looked for above
+    i = strong if transport and structured else _STRONG.first_index(text, low)
     if i >= 0:
         finding.reason = STRONG_TEXT_LABELS[i]
         return STRONG_TEXT[i][0]
