@@ -46,7 +46,12 @@ class Upstream:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        class Server(ThreadingHTTPServer):
+            # socketserver's default backlog is 5: eight workers connecting at once would see
+            # SYNs dropped and a second's retransmit, a stall the test would misread.
+            request_queue_size = 64
+
+        self.httpd = Server(("127.0.0.1", 0), H)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
@@ -89,7 +94,7 @@ def fleet_worker(url: str, redis_url: str, ns: str, stop: Any, out: Any, ready: 
     b = _breaker(redis_url, ns, RECOVERY)
     if ready is not None:
         ready.put(os.getpid())
-    tally = {"ok": 0, "failed": 0, "failed_probe": 0, "rejected": 0}
+    tally = {"ok": 0, "failed": 0, "failed_probe": 0, "probe": 0, "rejected": 0}
     deadline = time.monotonic() + 30
     while not stop.is_set() and time.monotonic() < deadline:
         try:
@@ -98,6 +103,7 @@ def fleet_worker(url: str, redis_url: str, ns: str, stop: Any, out: Any, ready: 
             tally["rejected"] += 1
             time.sleep(min(e.retry_after or 0.01, 0.01))
             continue
+        tally["probe"] += permit.is_probe
         try:
             _get(url)
         except urllib.error.HTTPError as e:
@@ -163,11 +169,13 @@ def test_fleet_sends_threshold_failures_and_one_probe_per_window(
         _stop_all(procs)
     failed = sum(t["failed"] for t in tallies)
     probes = sum(t["failed_probe"] for t in tallies)
+    admitted_probes = sum(t["probe"] for t in tallies)
     windows = int(down_for / RECOVERY) + 1
     print(
         f"\nfleet: {WORKERS} workers, threshold {THRESHOLD}, recovery {RECOVERY}s, down "
         f"{down_for:.2f}s; server saw {upstream.count(503)} failing calls ({failed} in the "
-        f"closed epoch, {probes} failed probes; at most {windows} windows), "
+        f"closed epoch, {probes} failed probes of {admitted_probes} admitted; at most "
+        f"{windows} windows), "
         f"{upstream.count(200)} successes; rejected locally: {sum(t['rejected'] for t in tallies)}"
     )
     assert upstream.count(503) == failed + probes  # every request the server saw is accounted
@@ -175,7 +183,11 @@ def test_fleet_sends_threshold_failures_and_one_probe_per_window(
     # Calls admitted while the circuit was still closed: the threshold, plus at most one call
     # already in flight in each other worker when the threshold-th failure was recorded.
     assert THRESHOLD <= failed <= THRESHOLD + WORKERS - 1
-    assert 1 <= probes <= windows  # one probe per recovery window, fleet-wide
+    # At most one failed probe per recovery window, fleet-wide. How many windows passed before
+    # the server came back depends on the scheduler (a probe may still be connecting when it
+    # does), so the floor is on admitted probes: the circuit can only close through one.
+    assert probes <= windows
+    assert admitted_probes >= 1
     assert all(t["ok"] > 0 for t in tallies)  # recovered: every worker got through again
     assert time.monotonic() - start < 60
 

@@ -119,22 +119,32 @@ def _cover(lits: frozenset[str], min_len: int = 4) -> tuple[str, ...]:
     shared by the most literals, greedily, longest first on ties ("unsupported" and "not
     supported" -> "supported"). Fewer ``in`` tests cost less than the rare extra regex run."""
     left = set(lits)
+    # every substring of at least min_len characters -> the literals containing it, built once
+    holders: dict[str, set[str]] = {}
+    for lit in left:
+        for i in range(len(lit) - min_len + 1):
+            for j in range(i + min_len, len(lit) + 1):
+                holders.setdefault(lit[i:j], set()).add(lit)
     out: list[str] = []
     while left:
-        best = ""
-        best_n = 1
-        for lit in left:
-            for i in range(len(lit)):
-                for j in range(i + min_len, len(lit) + 1):
-                    sub = lit[i:j]
-                    n = sum(sub in other for other in left)
-                    if n > best_n or (n == best_n and n > 1 and len(sub) > len(best)):
-                        best, best_n = sub, n
-        if not best:
+        # the substring in the most literals, the longest on ties (then the first in order,
+        # so the answer does not depend on the hash seed)
+        best = max(holders, key=lambda sub: (len(holders[sub]), len(sub), sub), default="")
+        if not best or len(holders[best]) < 2:
             out.extend(sorted(left))
             break
         out.append(best)
-        left = {lit for lit in left if best not in lit}
+        covered = holders[best].copy()
+        left -= covered
+        for lit in covered:
+            for i in range(len(lit) - min_len + 1):
+                for j in range(i + min_len, len(lit) + 1):
+                    sub = lit[i:j]
+                    held = holders.get(sub)
+                    if held is not None:
+                        held.discard(lit)
+                        if not held:
+                            del holders[sub]
     return tuple(sorted(out, key=len))
 
 
