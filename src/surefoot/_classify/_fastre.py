@@ -22,7 +22,7 @@ gives exactly that answer, faster:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from re import _constants as _c  # type: ignore[attr-defined]
 from re import _parser as _p  # type: ignore[attr-defined]
 from typing import Any, Generic, TypeVar
@@ -113,6 +113,13 @@ def _lowercase_only(pattern: str) -> bool:
     return walk(_p.parse(pattern, 0))
 
 
+def _substrings(text: str, min_len: int) -> Iterator[str]:
+    """Every substring of ``text`` at least ``min_len`` characters long (repeats included)."""
+    for i in range(len(text) - min_len + 1):
+        for j in range(i + min_len, len(text) + 1):
+            yield text[i:j]
+
+
 def _cover(lits: frozenset[str], min_len: int = 4) -> tuple[str, ...]:
     """Fewer strings to look for than ``lits``, each literal containing one of them (so the
     check stays a necessary condition): the substring of at least ``min_len`` characters
@@ -122,12 +129,11 @@ def _cover(lits: frozenset[str], min_len: int = 4) -> tuple[str, ...]:
     # every substring of at least min_len characters -> the literals containing it, built once
     holders: dict[str, set[str]] = {}
     for lit in left:
-        for i in range(len(lit) - min_len + 1):
-            for j in range(i + min_len, len(lit) + 1):
-                holders.setdefault(lit[i:j], set()).add(lit)
+        for sub in _substrings(lit, min_len):
+            holders.setdefault(sub, set()).add(lit)
     out: list[str] = []
     while left:
-        # the substring in the most literals, the longest on ties (then the first in order,
+        # the substring in the most literals, the longest on ties (then the greatest string,
         # so the answer does not depend on the hash seed)
         best = max(holders, key=lambda sub: (len(holders[sub]), len(sub), sub), default="")
         if not best or len(holders[best]) < 2:
@@ -137,14 +143,12 @@ def _cover(lits: frozenset[str], min_len: int = 4) -> tuple[str, ...]:
         covered = holders[best].copy()
         left -= covered
         for lit in covered:
-            for i in range(len(lit) - min_len + 1):
-                for j in range(i + min_len, len(lit) + 1):
-                    sub = lit[i:j]
-                    held = holders.get(sub)
-                    if held is not None:
-                        held.discard(lit)
-                        if not held:
-                            del holders[sub]
+            for sub in _substrings(lit, min_len):
+                held = holders.get(sub)
+                if held is not None:
+                    held.discard(lit)
+                    if not held:
+                        del holders[sub]
     return tuple(sorted(out, key=len))
 
 
