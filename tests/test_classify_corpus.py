@@ -3,8 +3,8 @@
 ``classify_corpus.jsonl`` must stay at 100%, line by line. ``classify_corpus_2026.jsonl``
 (described in ``classify_corpus_2026.md``) is split: ``tune`` (the round-1 rules were written
 against it) and ``heldout`` (round 1's held-out set, now tuning data too) are checked line by
-line, and so are ``heldout2`` to ``heldout20`` (rounds 2 to 21's held-out sets, read in the
-rounds after); ``heldout21`` is a fresh held-out set no rule was written against, scored
+line, and so are ``heldout2`` to ``heldout21`` (rounds 2 to 22's held-out sets, read in the
+rounds after); ``heldout22`` is the next fresh held-out set no rule was written against, scored
 only in aggregate (no per-line test, no failing case printed) so the score stays an honest
 estimate of accuracy on failures the rules have not seen.
 """
@@ -30,7 +30,7 @@ HELDOUT_MIN = 50
 SPLIT_NAME = re.compile(r"tune|heldout\d*")
 #: The newest held-out split: scored once, in aggregate, never read (see
 #: test_2026_fresh_heldout_accuracy). Every other ``heldoutN`` (N >= 2) has been read.
-FRESH_SPLIT = "heldout21"
+FRESH_SPLIT = "heldout22"
 
 
 def _rows(path: Path = CORPUS) -> list[dict[str, Any]]:
@@ -232,8 +232,22 @@ DOUBTED = {
     # capability (an older API version); the corpus holds the same words for that field as
     # invalid_request twice (vllm-400-extra-forbidden-max-completion-tokens)
     "azure-400-validation-extra-inputs-max-completion-tokens": ("invalid_request", False),
+    # heldout21 (round 23): the same relay's "当前分组上游负载已饱和" with its status lost,
+    # labelled an overload; the corpus holds it as a throttle seven times
+    # (relay-rix-upstream-saturated-429-dify-plugin). Both retryable
+    "dmxapi-upstream-group-saturated-reqid": ("rate_limit", True),
+    # a relay's 500 "not implemented" for the Responses API, labelled capability because of
+    # the endpoint and model: heldout19 holds the same body as a server error
+    # (dmxapi-flux-chat-completions-not-implemented-500)
+    "dmxapi-responses-not-implemented-gemini-thinking": ("server_error", True),
+    # Bedrock's "on-demand throughput isn't supported", labelled invalid_request; the corpus
+    # holds it as capability_mismatch ten times (see bedrock-400-deepseek-r1-on-demand-...)
+    "bedrock-validation-on-demand-throughput-llama32": ("capability_mismatch", False),
+    # Mistral's extra_forbidden for stream_options, labelled a capability; heldout10 holds the
+    # same body as invalid_request (mistral-stream-options-extra-forbidden-422)
+    "mistral-422-stream-options-extra-forbidden": ("invalid_request", False),
 }
-# Rounds 2 to 21's held-out splits (``heldout2`` to ``heldout20``), each scored once when it
+# Rounds 2 to 22's held-out splits (``heldout2`` to ``heldout21``), each scored once when it
 # was fresh (the figures are bench/bench_classify.py's ROUNDn_HELDOUT and the corpus notes'
 # tables) and read by the round after it: tuning data now, checked line by line.
 READ_HELDOUT = [r for r in ROWS_2026 if r["split"] not in ("tune", "heldout", FRESH_SPLIT)]
@@ -307,9 +321,10 @@ def test_2026_read_heldout_line(row: dict[str, Any]) -> None:
     )
 
 
-#: The fresh held-out split's accuracy, measured once (2026-12-07, round 22's tree): 60 of
-#: 67 lines.
-HELDOUT21_MEASURED = 60 / 67
+#: The fresh held-out split's accuracy, measured once when it is scored, and ``None`` until
+#: then. ``heldout22`` is collected after round 23's rules (committed 2026-12-07); the split
+#: before it, ``heldout21``, scored 60/67 (89.6%) under round 22's tree and is read now.
+FRESH_MEASURED: float | None = None
 
 
 def test_2026_fresh_heldout_accuracy() -> None:
@@ -323,11 +338,11 @@ def test_2026_fresh_heldout_accuracy() -> None:
     accuracy = hits / len(FRESH)
     score = f"2026 fresh held-out ({FRESH_SPLIT}) accuracy {accuracy:.1%} ({hits}/{len(FRESH)})"
     print(score)
-    # Scored once, after round 22's rules were committed: 60/67 (89.6%; round 21's tree the
-    # same, round 15's rules 58/67), short of the 97% target (HELDOUT_THRESHOLD), which is
-    # not met yet. This guards the measured figure against a regression; a later round that
-    # tunes on these lines needs a fresh held-out set.
-    assert accuracy >= HELDOUT21_MEASURED, score
+    # Short of the 97% target (HELDOUT_THRESHOLD), which is not met yet: this guards the
+    # measured figure against a regression; a later round that tunes on these lines needs a
+    # fresh held-out set.
+    assert FRESH_MEASURED is not None, f"{score}: record it in FRESH_MEASURED, once"
+    assert accuracy >= FRESH_MEASURED, score
 
 
 def test_every_2026_line_has_a_source_and_a_split() -> None:

@@ -2432,6 +2432,77 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "context_too_long",
         False,
     ),
+    # round 23 (heldout21's misses): an error object in PascalCase inside a 200, the response
+    # a client's parse error quotes, an agent's "could not create valid JSON" for a function
+    # call, a relay's saturated upstream in Chinese
+    (
+        "pascal-case-error-in-a-200",
+        "proxy",
+        200,
+        {
+            "Error": {"Message": "upstream sent no choices", "Type": "server_error", "Code": 500},
+            "StatusCode": 200,
+        },
+        "server_error",
+        True,
+    ),
+    (
+        "pascal-case-throttle-in-a-200",
+        "proxy",
+        200,
+        {"Error": {"Code": "Throttling", "Message": "Rate exceeded, slow down"}},
+        "rate_limit",
+        True,
+    ),
+    (
+        "parse-error-quotes-a-quota-response",
+        "proxy",
+        None,
+        "Failed to decode: Unexpected token Y in JSON at position 0; raw response: You exceeded"
+        " your current quota, please check your plan and billing details",
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "parse-error-quotes-an-overload",
+        "anthropic",
+        None,
+        "invalid character 'O' looking for beginning of value; response body: Overloaded",
+        "model_overloaded",
+        True,
+    ),
+    (
+        "parse-error-quotes-an-html-page",
+        "proxy",
+        None,
+        "SyntaxError: Unexpected token < in JSON at position 0, response text: <html><body>",
+        "network",
+        True,
+    ),
+    (
+        "agent-could-not-create-valid-json",
+        "deepseek",
+        None,
+        "RuntimeError: gave up after 3 attempts: could not create valid JSON for the call",
+        "malformed_tool_call",
+        False,
+    ),
+    (
+        "agent-unable-to-produce-valid-json",
+        "openai",
+        None,
+        "Exception: no usable reply. Last error: unable to produce valid JSON",
+        "malformed_tool_call",
+        False,
+    ),
+    (
+        "relay-upstream-load-saturated-no-status",
+        "proxy",
+        None,
+        "上游负载饱和,请稍后重试",
+        "rate_limit",
+        True,
+    ),
 ]
 
 

@@ -50,9 +50,17 @@ _SUCCESS_KEYS = frozenset(
 
 
 def _error_member(d: dict[str, Any]) -> Finding | None:
-    """``{"error": ...}``, ``{"object": "error", ...}``, ``{"type": "error", ...}``."""
+    """``{"error": ...}``, ``{"object": "error", ...}``, ``{"type": "error", ...}``,
+    ``{"Error": {"Message": ...}}``."""
     if d.get("error") or d.get("object") == "error" or d.get("type") == "error":
         return json_finding(d, {}, None)
+    inner = as_dict(d.get("Error"))
+    if inner:
+        # the same object in PascalCase, as .NET and Go gateways write it (``{"Error":
+        # {"Message": ..., "Type": "server_error", "Code": 500}, "StatusCode": 200}``)
+        return json_finding(
+            {"error": {k[:1].lower() + k[1:]: v for k, v in inner.items()}}, {}, None
+        )
     return None
 
 

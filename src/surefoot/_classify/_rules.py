@@ -941,7 +941,8 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"|(no|not a|without a) valid (tool|function) call|(could not|couldn'?t|failed to|unable to"
         r"|did not) (generate|produce|emit|return|create) (a )?(valid )?(tool|function) call"
         r"|(tool|function) call (could not|couldn'?t|cannot) be (parsed|generated|decoded)"
-        r"|failed to generate (valid )?json|json_validate_failed"
+        r"|((failed|unable) to|could not|couldn'?t) (generate|create|produce) (a )?(valid )?json\b"
+        r"|json_validate_failed"
         r"|error parsing (the )?(tool|function) call|failed parsing (the )?(tool|function) call"
         r"|\bnon-json (tool |function )?(call )?arguments\b"
         # Bedrock's ModelErrorException for a tool call the model botched ("Model produced
@@ -1617,6 +1618,9 @@ WIDE_RULES: tuple[tuple[Kind, str, re.Pattern[str]], ...] = tuple(
         ),
         # "请求过于频繁", "请求频率过高": too many requests
         (K.RATE_LIMIT, "请求过于频繁 (too many requests)", r"请求过于频繁|请求频率|限流"),
+        # "当前分组上游负载已饱和,请稍后再试": the group's upstream load is saturated, try
+        # later -- a relay's limit on its shared channels, sent with 429
+        (K.RATE_LIMIT, "负载已饱和 (upstream load saturated)", r"负载已?饱和"),
         # "系统检测到输入或生成内容可能包含不安全或敏感内容": the content filter
         (K.CONTENT_FILTERED, "敏感内容 (sensitive content)", r"敏感内容|不安全或敏感|违规内容"),
     )
@@ -1721,6 +1725,33 @@ _EXCHANGE = re.compile(
 _ROUTER_TAIL = "Received Model Group="
 
 
+#: Where a client quotes the response it could not read ("error parsing response ...:
+#: SyntaxError: Unexpected token A in JSON at position 0, response text: Anthropic API failed
+#: with: {"detail":"Rate limit exceeded"}"): the text after it is the server's.
+_QUOTED_RESPONSE = re.compile(
+    r"\b(?:response (?:text|body|was)|raw (?:response|body)|body was)\s*[:=]\s*", re.IGNORECASE
+)
+
+
+def _quoted_response_kind(finding: Finding, text: str) -> Kind | None:
+    """The kind the phrase rows give the response a transport failure's text quotes, or
+    ``None``: the server's words name the cause, the client's parse error only its symptom."""
+    m = _QUOTED_RESPONSE.search(text)
+    if m is None:
+        return None
+    quoted = text[m.end() :]
+    low = lowered(quoted)
+    i = _STRONG.first_index(quoted, low)
+    if i >= 0:
+        finding.reason = STRONG_TEXT_LABELS[i]
+        return STRONG_TEXT[i][0]
+    i = _TEXT.first_index(quoted, low)
+    if i >= 0:
+        finding.reason = TEXT_LABELS[i]
+        return TEXT_RULES[i][0]
+    return None
+
+
 def _decide(finding: Finding, status: int | None, transport: bool, structured: bool) -> Kind:
     if finding.kind is not None:
         if not finding.reason:
@@ -1742,6 +1773,9 @@ def _decide(finding: Finding, status: int | None, transport: bool, structured: b
                 finding.reason = STRONG_TEXT_LABELS[strong]
                 return STRONG_TEXT[strong][0]
         kind = _code_kind(finding, codes) if codes else None
+        if kind is not None:
+            return kind
+        kind = _quoted_response_kind(finding, text)
         if kind is not None:
             return kind
         i = _TRANSPORT.first_index(text, low)
