@@ -1651,16 +1651,22 @@ def transport_finding(text: str) -> Finding | None:
     return f
 
 
-def phrase_kind(text: str) -> Kind | None:
-    """The kind of the first phrase row matching ``text`` (:data:`STRONG_TEXT`, then
-    :data:`TEXT_RULES`), or ``None``: for a text that is only a name, such as a problem's
-    title, with no codes to weigh."""
+def _phrase(text: str) -> tuple[Kind, str] | None:
+    """The kind and label of the first phrase row matching ``text`` (:data:`STRONG_TEXT`,
+    then :data:`TEXT_RULES`), or ``None``."""
     low = lowered(text)
     i = _STRONG.first_index(text, low)
     if i >= 0:
-        return STRONG_TEXT[i][0]
+        return STRONG_TEXT[i][0], STRONG_TEXT_LABELS[i]
     i = _TEXT.first_index(text, low)
-    return TEXT_RULES[i][0] if i >= 0 else None
+    return (TEXT_RULES[i][0], TEXT_LABELS[i]) if i >= 0 else None
+
+
+def phrase_kind(text: str) -> Kind | None:
+    """The kind of the first phrase row matching ``text``, or ``None``: for a text that is
+    only a name, such as a problem's title, with no codes to weigh."""
+    found = _phrase(text)
+    return None if found is None else found[0]
 
 
 def decide(
@@ -1737,19 +1743,11 @@ def _quoted_response_kind(finding: Finding, text: str) -> Kind | None:
     """The kind the phrase rows give the response a transport failure's text quotes, or
     ``None``: the server's words name the cause, the client's parse error only its symptom."""
     m = _QUOTED_RESPONSE.search(text)
-    if m is None:
+    found = None if m is None else _phrase(text[m.end() :])
+    if found is None:
         return None
-    quoted = text[m.end() :]
-    low = lowered(quoted)
-    i = _STRONG.first_index(quoted, low)
-    if i >= 0:
-        finding.reason = STRONG_TEXT_LABELS[i]
-        return STRONG_TEXT[i][0]
-    i = _TEXT.first_index(quoted, low)
-    if i >= 0:
-        finding.reason = TEXT_LABELS[i]
-        return TEXT_RULES[i][0]
-    return None
+    kind, finding.reason = found
+    return kind
 
 
 def _decide(finding: Finding, status: int | None, transport: bool, structured: bool) -> Kind:
