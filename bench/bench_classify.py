@@ -40,7 +40,7 @@ them). A line is right when both the kind and the retryability match the corpus.
 
 The 2026 corpus (``tests/data/classify_corpus_2026.jsonl``, see its ``.md``) is scored per
 split: ``tune`` (the lines the round-1 rules were written against), then ``heldout`` and
-``heldout2`` to ``heldout21``, each a round's held-out set, scored once when it was fresh (the
+``heldout2`` to ``heldout22``, each a round's held-out set, scored once when it was fresh (the
 ``ROUNDn_HELDOUT`` constants) and read by the round after it. The newest is the fresh held-out
 set, never looked at while writing rules: only its aggregate is printed. Beside each split:
 the accuracy the classifier had on the same lines before the 2026 rules (the tree at
@@ -99,6 +99,8 @@ ROUND20_HELDOUT = (77, 102)
 ROUND21_HELDOUT = (76, 91)
 #: heldout21, under round 22's tree (round 21's tree the same; round 15's rules 58/67).
 ROUND22_HELDOUT = (60, 67)
+#: heldout22, under round 23's tree (rounds 22 and 15's trees the same).
+ROUND23_HELDOUT = (98, 112)
 
 PROVIDERS = {
     "openai": ("openai", "gpt-4o"),
@@ -532,6 +534,7 @@ def corpus_2026() -> dict[str, Any] | None:
         "heldout19 (round 20)": ROUND20_HELDOUT,
         "heldout20 (round 21)": ROUND21_HELDOUT,
         "heldout21 (round 22)": ROUND22_HELDOUT,
+        "heldout22 (round 23)": ROUND23_HELDOUT,
     }
     for name, (hits, n) in history.items():
         print(f"  {name:<20} {hits:>3}/{n:<3} {_pct(hits, n):>7}")
