@@ -2503,6 +2503,101 @@ CASES: list[tuple[str, str, int | None, Any, str, bool]] = [
         "rate_limit",
         True,
     ),
+    # round 24 (heldout22's misses): a finish reason in a printed repr, the recitation filter
+    # and a guardrail in words, an XML tool call that did not parse, a Chinese platform's
+    # failure, a budget named with its amount, a quota inside a stream error, a client's
+    # camel-case deadline, an output budget within the window
+    (
+        "repr-finish-reason-content-filter-in-a-200",
+        "azure",
+        200,
+        "ChatCompletion(id='x', choices=[Choice(index=0, message=None)], raw={'finish_reason':"
+        " 'content_filter', 'index': 0}",
+        "content_filtered",
+        False,
+    ),
+    (
+        "repr-finish-reason-stop-is-an-answer",
+        "azure",
+        200,
+        "ChatCompletion(id='x', choices=[Choice(index=0)], raw={'finish_reason': 'stop'}",
+        "unknown",
+        False,
+    ),
+    (
+        "icon-then-generation-stopped-recitation",
+        "gemini",
+        200,
+        "⚠️ Generation stopped: blocked due to recitation.",
+        "content_filtered",
+        False,
+    ),
+    (
+        "guardrail-prompt-injection-403",
+        "proxy",
+        403,
+        {"error": {"message": "Blocked by policy: possible prompt-injection in message 2"}},
+        "content_filtered",
+        False,
+    ),
+    (
+        "xml-parse-error-of-a-tool-call-no-status",
+        "vllm",
+        None,
+        {"error": "tool parser: XML parse error at line 1, column 40: mismatched tag"},
+        "malformed_tool_call",
+        False,
+    ),
+    (
+        "chinese-platform-system-error-in-a-stream",
+        "proxy",
+        200,
+        'data: {"error":{"code":"500100","message":"系统内部错误,请稍后再试"}}\n\n',
+        "server_error",
+        True,
+    ),
+    (
+        "team-budget-of-amount-reached",
+        "proxy",
+        403,
+        "Team daily budget of 20 USD reached for this key.",
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "stream-wrapper-insufficient-quota",
+        "openai",
+        None,
+        "stream closed before the final event: insufficient_quota (check your plan and billing)",
+        "quota_exhausted",
+        False,
+    ),
+    (
+        "grpc-camel-case-deadline-exceeded",
+        "network",
+        None,
+        "Error: ClientError.deadlineExceeded while waiting for the first chunk",
+        "timeout",
+        True,
+    ),
+    (
+        "output-budget-within-the-window-input-over",
+        "vllm",
+        400,
+        "'max_tokens' is too large: 2000. This model's maximum context length is 4096 tokens and"
+        " your request has 3000 input tokens (2000 > 4096 - 3000).",
+        "context_too_long",
+        False,
+    ),
+    (
+        "output-budget-over-the-window-stays-the-requests",
+        "vllm",
+        400,
+        "'max_tokens' is too large: 9000. This model's maximum context length is 4096 tokens and"
+        " your request has 10 input tokens (9000 > 4096 - 10).",
+        "invalid_request",
+        False,
+    ),
 ]
 
 

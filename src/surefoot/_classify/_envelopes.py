@@ -248,7 +248,12 @@ def broken_json_error(text: str) -> Finding | None:
 # A plain-text 2xx body is read as a failure only when it opens like one (never an answer that
 # happens to mention a timeout).
 _ERROR_OPENING = re.compile(
-    r"\W{0,3}(error\b|[\w.]*(error|exception)\b|stream (disconnected|closed|ended|error)"
+    # after up to five marks (emoji with their variation selectors, an icon such as U+2139,
+    # which is a letter to ``\w``, spaces)
+    r"(?:\W|[^\x00-\x7f]){0,5}(error\b|[\w.]*(error|exception)\b"
+    r"|stream (disconnected|closed|ended|error)"
+    # a client's word that the answer was cut ("Response stopped due to recitation policy.")
+    r"|(response|generation|output|completion) (was )?(stopped|blocked|halted)\b"
     r"|connection\b"
     r"|request (failed|timed out)|failed to\b|timed out|socket\b|network\b"
     # a provider's own words for a refusal of the call ("Rate limit reached for organization
@@ -269,7 +274,10 @@ def opens_like_an_error(text: str) -> bool:
 # finish_reason: BLOCKLIST ...", Vertex's Python SDK), or the repr google-genai's pydantic
 # objects print ("block_reason=<BlockedReason.OTHER: 'OTHER'>"): its finish and block reasons.
 _PROTO_REASON = re.compile(
-    r"\b(finish_reason|block_reason)(?:: *|=<?(?:[A-Za-z]+\.)?|['\"]: *['\"])([A-Z][A-Z_]{1,40})\b"
+    r"\b(finish_reason|block_reason)(?:: *|=<?(?:[A-Za-z]+\.)?|['\"]: *['\"])"
+    # an enum's name, or a quoted value in any case (a repr of OpenAI's chat.completion:
+    # "'finish_reason': 'content_filter'")
+    r"([A-Z][A-Z_]{1,40}\b|(?<=['\"])[a-z][a-z_]{1,40}(?=['\"]))"
     # a client's own words for the reason ("Unhandled stop reason: model_context_window_exceeded",
     # "Finish reason: 4 -", Gemini's enum as a number)
     r"|\b(?i:(finish|stop) reason): *['\"]?([a-z][a-z_]{2,40}|\d{1,2})\b"

@@ -43,16 +43,34 @@ _OUTPUT_OVER_MODEL = re.compile(
     r" not|may not) be (?:greater|larger|more) than\s+[\w=]*?max_model_len[\w=]*?(\d+)\b",
     re.IGNORECASE,
 )
+# "'max_tokens' or 'max_completion_tokens' is too large: 8192. This model's maximum context
+# length is 8192 tokens and your request has 1210 input tokens" (vLLM): an output budget no
+# larger than the window leaves input and output together over it
+_OUTPUT_NAMED_TOO_LARGE = re.compile(
+    r"\bmax_(?:completion_|output_)?tokens['`\"]?(?: or ['`\"]?max_completion_tokens['`\"]?)? is"
+    r" too large: (\d+)\b.{0,80}?\bmaximum context length is (\d+) tokens",
+    re.IGNORECASE | re.DOTALL,
+)
 _BUDGET = re.compile(
     r"\blimit:? ?(\d+)\b.{0,80}?\brequested:? ?~?(\d+)\b", re.IGNORECASE | re.DOTALL
 )
 
 OUTPUT_FILLS_WINDOW = "output tokens alone exceed the context window (numbers in the message)"
+OUTPUT_WITHIN_WINDOW = (
+    "the output budget fits the window, input and output together do not (numbers in the message)"
+)
 REQUEST_OVER_BUDGET = "one request exceeds the whole per-minute budget (numbers in the message)"
 
 
 def limits_kind(kind: Kind, message: str) -> tuple[Kind, str] | None:
     """A better ``(kind, reason)`` than ``kind`` for ``message``, or ``None``."""
+    if kind is Kind.INVALID_REQUEST:
+        if "too large: " not in message:
+            return None
+        m = _OUTPUT_NAMED_TOO_LARGE.search(message[:4096])
+        if m is not None and int(m.group(1)) <= int(m.group(2)):
+            return Kind.CONTEXT_TOO_LONG, OUTPUT_WITHIN_WINDOW
+        return None
     if kind is Kind.CONTEXT_TOO_LONG:
         if "max_" in message:
             m = _OUTPUT_OVER_MODEL.search(message[:4096])

@@ -330,6 +330,14 @@ def _table(
 
 
 _STRONG_TEXT_SPECS: tuple[Spec, ...] = (
+    # a tool call the model wrote as XML that did not parse (Ollama's and vLLM's XML tool
+    # parsers: "XML syntax error on line 3: unexpected EOF"): requests are JSON, so an XML
+    # parse failure is the model's output, not the request nor a cut connection
+    (
+        K.MALFORMED_TOOL_CALL,
+        "'XML syntax error' (the model's XML tool call)",
+        r"\bxml (syntax|parse|parsing) error\b",
+    ),
     # a local runtime whose model process died ("The model has crashed without additional
     # information. (Exit code: null)"): the server's failure, another try may load it again
     (
@@ -650,7 +658,8 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
     (
         K.TIMEOUT,
         "'timed out'",
-        r"timed? ?out|timeout|deadline exceeded|did not properly respond after a period of time",
+        r"timed? ?out|timeout|deadline[ _]?exceeded"
+        r"|did not properly respond after a period of time",
     ),
     # the provider's words for overload inside a client's wrapper ("OpenAIAPIError:
     # [server_error] That model is currently overloaded with other requests. You can retry
@@ -660,6 +669,14 @@ _TRANSPORT_SPECS: tuple[Spec, ...] = (
         K.MODEL_OVERLOADED,
         "'currently overloaded' (overload inside)",
         r"\b(is |are )?(currently )?overloaded\b|\b(over|at) capacity\b|\bhigh demand\b",
+    ),
+    # the provider's words for a spent quota inside a client's stream wrapper ("stream error:
+    # stream disconnected before completion: You exceeded your current quota, please check
+    # your plan and billing details."): the cause inside decides, as for an overload
+    (
+        K.QUOTA_EXHAUSTED,
+        "'exceeded your current quota' (quota inside)",
+        r"exceeded your current quota|\binsufficient[_ ]quota\b|check your plan and billing",
     ),
     # a connection that died under the response (undici's "terminated" / UND_ERR_SOCKET, an
     # HTTP/2 stream reset): before the server-error row, which its wrapped text may mention
@@ -737,7 +754,10 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         "'budget exceeded' (spend budget)",
         r"(exceeded|crossed|over|reached|exhausted|spent) (the |your |its |their |a )?"
         r"(max(imum)? |monthly |daily |spend(ing)? )?budget\b|\bbudget (has been |have been "
-        r"|was |is )?(exceeded|crossed|reached|exhausted|spent)",
+        r"|was |is )?(exceeded|crossed|reached|exhausted|spent)"
+        # the cap named with its amount ("Workspace monthly budget of $500.00 exceeded")
+        r"|\bbudget (of|for) \S{1,30}( \S{1,30})? (has been |have been |was |is )?(exceeded"
+        r"|crossed|reached|exhausted|spent)\b",
     ),
     # what is limited decides, before the context row reads "exceeds the maximum length":
     # a batch of inputs, or a bound counted in items / characters / bytes, is the request's
@@ -910,6 +930,10 @@ _TEXT_SPECS: tuple[Spec, ...] = (
         r"content[_ ](management )?(filter|policy)|responsible ?ai|safety (system|filter"
         r"|settings|reasons)|flagged (by|as|for)|usage polic(y|ies)|prohibited content"
         r"|blocked (by|due to) (the |a |our )?(safety|moderation|content)|moderation|\bguardrail"
+        # a guardrail's verdict on the prompt ("Request blocked: prompt injection patterns
+        # detected"), the recitation filter in words ("Response stopped due to recitation
+        # policy.")
+        r"|\bprompt[ -]injection\b|\brecitation (policy|filter|check|block)|\bdue to recitation\b"
         r"|content exists risk|\bcontent risk\b|(contains?|detected|found) (sensitive"
         r"|inappropriate|unsafe|harmful|illegal) (content|words|information|material)"
         r"|(sensitive|inappropriate|unsafe) (content|words)|data_inspection_failed"
@@ -1623,6 +1647,13 @@ WIDE_RULES: tuple[tuple[Kind, str, re.Pattern[str]], ...] = tuple(
         (K.RATE_LIMIT, "负载已饱和 (upstream load saturated)", r"负载已?饱和"),
         # "系统检测到输入或生成内容可能包含不安全或敏感内容": the content filter
         (K.CONTENT_FILTERED, "敏感内容 (sensitive content)", r"敏感内容|不安全或敏感|违规内容"),
+        # "服务接口异常,请联系管理员" (the service interface failed, contact the administrator),
+        # "系统内部错误": the platform's own failure
+        (
+            K.SERVER_ERROR,
+            "服务异常 (service failure)",
+            r"服务(接口|内部)?异常|系统(内部)?(异常|错误)|内部错误|服务器(内部)?错误",
+        ),
     )
 )
 
@@ -1683,7 +1714,7 @@ def decide(
     """
     dialect = finding.kind is not None
     kind = _decide(finding, status, transport, structured)
-    if kind is K.CONTEXT_TOO_LONG or kind is K.RATE_LIMIT:
+    if kind is K.CONTEXT_TOO_LONG or kind is K.RATE_LIMIT or kind is K.INVALID_REQUEST:
         better = limits_kind(kind, finding.message)
         if better is not None:
             kind, finding.reason = better
