@@ -1,6 +1,6 @@
 """Numbers in a limit message that change its kind.
 
-Two messages read wrongly by their words alone:
+Three messages read wrongly by their words alone:
 
 - "maximum context length is 131072 tokens ... (7884 of text input, 200000 in the output)",
   or "max_tokens=131072 cannot be greater than max_model_len=28672": the output budget alone
@@ -8,12 +8,16 @@ Two messages read wrongly by their words alone:
   ever give (``invalid_request``: lower ``max_tokens``), not for a shorter input. An output
   budget *equal* to the window is input and output together over it (``context_too_long``: a
   model with a larger window takes the same request);
+- "'max_tokens' is too large: 8192. This model's maximum context length is 8192 tokens and
+  your request has 1210 input tokens" (vLLM): the words name the output budget, but one no
+  larger than the window is, again, input and output together over it (``context_too_long``);
+  over the window it stays ``invalid_request``;
 - "Rate limit reached ... tokens per minute (TPM): Limit 7000, Used 0, Requested 12903": one
   request larger than the whole per-minute budget never fits, however long it waits
   (``context_too_long``: the input must shrink).
 
-Both are looked at only when the tables already said ``context_too_long`` or ``rate_limit``
-and a cheap keyword is present.
+Each is looked at only when the tables already said ``context_too_long``, ``invalid_request``
+or ``rate_limit`` and a cheap keyword is present.
 
 And the window a limit is counted over decides between a throttle and a spent allowance,
 whatever the code's name says (:func:`window_kind`): a limit per second, minute or hour
